@@ -1,0 +1,93 @@
+/**
+ * The one error class freshfs throws, with stable codes. Depends on nothing.
+ *
+ * The library throws these; the CLI and MCP layers render `message` (already written for a
+ * model to act on) and may branch on `code`.
+ */
+
+/**
+ * Stable error codes. Callers branch on these, never on message text.
+ *
+ * - `NOT_READ`: an edit or overwrite of a file that was never read, or only partially read.
+ * - `STALE`: the file changed on disk (or vanished) since it was last read.
+ * - `NOT_FOUND`: the path does not exist.
+ * - `NOT_A_FILE`: a directory (or a pipe, socket or device) was given where a file is needed.
+ * - `PERMISSION_DENIED`: the operating system refused access.
+ * - `IO_ERROR`: any other file-system failure.
+ * - `INVALID_ARGUMENT`: an option or parameter is malformed.
+ * - `ABORTED`: the caller's `AbortSignal` fired.
+ */
+export type FreshfsErrorCode =
+  | "NOT_READ"
+  | "STALE"
+  | "NOT_FOUND"
+  | "NOT_A_FILE"
+  | "PERMISSION_DENIED"
+  | "IO_ERROR"
+  | "INVALID_ARGUMENT"
+  | "ABORTED";
+
+export interface FreshfsErrorOptions {
+  /** The absolute path the error is about, when there is one. */
+  path?: string | undefined;
+  /** The underlying error (a Node.js `ErrnoException`, usually). */
+  cause?: unknown;
+}
+
+export class FreshfsError extends Error {
+  override readonly name = "FreshfsError";
+  readonly code: FreshfsErrorCode;
+  readonly path: string | undefined;
+
+  constructor(code: FreshfsErrorCode, message: string, options: FreshfsErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.path = options.path;
+  }
+}
+
+/** The errno of a Node.js file-system error, if it is one. */
+export function errnoOf(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && "code" in error) {
+    const code = (error as { code: unknown }).code;
+    if (typeof code === "string") return code;
+  }
+  return undefined;
+}
+
+/** ENOENT, or ENOTDIR (a parent component is no longer a directory): the path is not there. */
+export function isGone(error: unknown): boolean {
+  const errno = errnoOf(error);
+  return errno === "ENOENT" || errno === "ENOTDIR";
+}
+
+/**
+ * Turns a Node.js file-system error into a `FreshfsError` whose message names the action, the
+ * path and the reason.
+ */
+export function fromFsError(error: unknown, action: string, path: string): FreshfsError {
+  if (error instanceof FreshfsError) return error;
+  const errno = errnoOf(error);
+  const detail = errno ?? (error instanceof Error ? error.message : String(error));
+  const options = { path, cause: error };
+  switch (errno) {
+    case "ENOENT":
+    case "ENOTDIR":
+      return new FreshfsError("NOT_FOUND", `Cannot ${action} ${path}: no such file.`, options);
+    case "EISDIR":
+      return new FreshfsError(
+        "NOT_A_FILE",
+        `Cannot ${action} ${path}: it is a directory, not a file.`,
+        options,
+      );
+    case "EACCES":
+    case "EPERM":
+      return new FreshfsError(
+        "PERMISSION_DENIED",
+        `Cannot ${action} ${path}: permission denied (${errno}).`,
+        options,
+      );
+    default:
+      return new FreshfsError("IO_ERROR", `Cannot ${action} ${path}: ${detail}.`, options);
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * freshfs: the file layer of a coding agent. The public API, exported by name; everything not
+ * exported here is internal.
+ */
+export { FreshfsError, type FreshfsErrorCode } from "./errors.js";
+export { type PathLockOptions, withPathLock } from "./state/lock.js";
+export {
+  type CheckEditOptions,
+  type EditState,
+  type EditVerdict,
+  FileStateTracker,
+  type FileStateTrackerOptions,
+  type GuardPolicy,
+  type PartialReadPolicy,
+  type ReadEntry,
+  type RecordEditOptions,
+  type RecordReadOptions,
+} from "./state/tracker.js";

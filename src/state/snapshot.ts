@@ -1,0 +1,164 @@
+/**
+ * File fingerprints and content snapshots for the guard. Depends on `io/` and `errors`.
+ *
+ * A fingerprint is the stat data that changes when a file changes: nanosecond mtime and ctime,
+ * size, inode and device. Compared for equality, never with `>`: mtime goes backwards through
+ * `cp -p`, checkouts and `utimes` (contract 1.2). ctime cannot be set from user space, so it
+ * catches a rewrite whose mtime was put back.
+ */
+import { createHash } from "node:crypto";
+import type { BigIntStats } from "node:fs";
+import { FreshfsError, fromFsError } from "../errors.js";
+import type { FsSeam } from "../io/fs.js";
+
+export interface Fingerprint {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly size: bigint;
+  readonly mtimeNs: bigint;
+  readonly ctimeNs: bigint;
+}
+
+export function fingerprintOf(stats: BigIntStats): Fingerprint {
+  return {
+    dev: stats.dev,
+    ino: stats.ino,
+    size: stats.size,
+    mtimeNs: stats.mtimeNs,
+    ctimeNs: stats.ctimeNs,
+  };
+}
+
+export function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
+  return (
+    a.mtimeNs === b.mtimeNs &&
+    a.size === b.size &&
+    a.ino === b.ino &&
+    a.ctimeNs === b.ctimeNs &&
+    a.dev === b.dev
+  );
+}
+
+/**
+ * Whether a fingerprint taken at `startedAtNs` (wall clock) may be blind to a later rewrite.
+ * File timestamps come from a coarse kernel clock (a jiffy, or 2 s on FAT), so a same-size
+ * rewrite landing in the granule of the last change leaves every stat field as it was: git's
+ * "racy clean" problem. Such fingerprints are never trusted alone; the content hash decides.
+ */
+export function isRacy(fingerprint: Fingerprint, startedAtNs: bigint, windowNs: bigint): boolean {
+  const racyAfterNs = startedAtNs - windowNs;
+  return fingerprint.mtimeNs > racyAfterNs || fingerprint.ctimeNs > racyAfterNs;
+}
+
+export function nowNs(): bigint {
+  return BigInt(Date.now()) * 1_000_000n;
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+const NEWLINE = 0x0a;
+
+function countNewlines(buffer: Buffer): number {
+  let count = 0;
+  for (let at = buffer.indexOf(NEWLINE); at !== -1; at = buffer.indexOf(NEWLINE, at + 1)) count++;
+  return count;
+}
+
+/** Lines as a line-numbered reader shows them: a final line without `\n` still counts. */
+function linesOf(newlines: number, bytes: number, lastByte: number | undefined): number {
+  return bytes === 0 || lastByte === NEWLINE ? newlines : newlines + 1;
+}
+
+export function countLines(bytes: Uint8Array): number {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return linesOf(countNewlines(buffer), buffer.length, buffer[buffer.length - 1]);
+}
+
+export interface Snapshot {
+  /** Stat data of the bytes hashed, from the open descriptor. */
+  readonly fingerprint: Fingerprint;
+  /** SHA-256 (hex) of the whole file. */
+  readonly hash: string;
+  readonly lines: number;
+  /**
+   * The descriptor's stat data did not move while it was read, so `fingerprint` describes
+   * exactly the bytes behind `hash`.
+   */
+  readonly stable: boolean;
+  /** Wall clock when the snapshot began, for the racy test. */
+  readonly startedAtNs: bigint;
+}
+
+const CHUNK = 1 << 20;
+const ATTEMPTS = 3;
+
+/**
+ * Reads and hashes a whole file through one descriptor, with `fstat` before and after, retrying
+ * while a writer is active. Memory stays bounded (one chunk) whatever the file's size; the
+ * content is never kept. Throws `FreshfsError` (`NOT_FOUND`, `NOT_A_FILE`, ...).
+ */
+export async function snapshotFile(path: string, fs: FsSeam): Promise<Snapshot> {
+  let snapshot: Snapshot | undefined;
+  for (let attempt = 0; attempt < ATTEMPTS && !snapshot?.stable; attempt++) {
+    snapshot = await readOnce(path, fs);
+  }
+  return snapshot as Snapshot;
+}
+
+async function readOnce(path: string, fs: FsSeam): Promise<Snapshot> {
+  const startedAtNs = nowNs();
+  let handle: Awaited<ReturnType<FsSeam["open"]>>;
+  try {
+    handle = await fs.open(path);
+  } catch (error) {
+    throw fromFsError(error, "read", path);
+  }
+  try {
+    const before = await handle.stat({ bigint: true });
+    if (!before.isFile()) {
+      throw new FreshfsError(
+        "NOT_A_FILE",
+        `Cannot read ${path}: it is ${describeNonFile(before)}, not a regular file.`,
+        { path },
+      );
+    }
+    const hash = createHash("sha256");
+    const buffer = Buffer.allocUnsafe(Number(before.size < CHUNK ? before.size + 1n : CHUNK));
+    let total = 0;
+    let newlines = 0;
+    let lastByte: number | undefined;
+    // Read to EOF rather than to the stat size: a file growing under us must not be cut short.
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, total);
+      if (bytesRead === 0) break;
+      const chunk = buffer.subarray(0, bytesRead);
+      hash.update(chunk);
+      newlines += countNewlines(chunk);
+      lastByte = chunk[bytesRead - 1];
+      total += bytesRead;
+    }
+    const after = await handle.stat({ bigint: true });
+    const fingerprint = fingerprintOf(after);
+    return {
+      fingerprint,
+      hash: hash.digest("hex"),
+      lines: linesOf(newlines, total, lastByte),
+      stable: sameFingerprint(fingerprintOf(before), fingerprint) && BigInt(total) === after.size,
+      startedAtNs,
+    };
+  } catch (error) {
+    throw fromFsError(error, "read", path);
+  } finally {
+    await handle.close();
+  }
+}
+
+export function describeNonFile(stats: BigIntStats): string {
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a named pipe";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  return "not a regular file";
+}

@@ -1,0 +1,621 @@
+/**
+ * The read-before-write guard (contract Part 1; seeds 000 and 002): what was read, and whether
+ * the file on disk is still that. Depends on `io/`, `errors` and the rest of `state/`.
+ *
+ * Per path it keeps only the latest read: the window shown, a stat fingerprint and a SHA-256 of
+ * the whole file. Never the content: an agent reads before every edit, and retained content
+ * grows to hundreds of MB in a long session (seed 000).
+ */
+import type { BigIntStats } from "node:fs";
+import { resolve } from "node:path";
+import { FreshfsError, fromFsError, isGone } from "../errors.js";
+import { type FsSeam, nodeFs } from "../io/fs.js";
+import { canonicalPath, canonicalPathSync } from "../io/paths.js";
+import {
+  notReadMessage,
+  type PartialFacts,
+  partialReadMessage,
+  partialReadWarning,
+  type StaleFacts,
+  type StaleReason,
+  type StatFacts,
+  staleMessage,
+  staleWarning,
+  uncheckedWarning,
+} from "./messages.js";
+import {
+  countLines,
+  describeNonFile,
+  type Fingerprint,
+  fingerprintOf,
+  isRacy,
+  nowNs,
+  type Snapshot,
+  sameFingerprint,
+  sha256,
+  snapshotFile,
+} from "./snapshot.js";
+
+/**
+ * - `strict`: an edit of a file not read, or changed since, is refused with `FreshfsError`.
+ * - `warn`: the edit may go ahead; the verdict carries a warning for the model (ChatCLI).
+ */
+export type GuardPolicy = "strict" | "warn";
+
+/**
+ * - `reject`: a partial read (an offset/limit window that did not cover the file) does not
+ *   allow an edit (seed 000).
+ * - `allow-within-window`: an edit whose lines lie inside the window last shown is allowed;
+ *   the whole-file hash still makes staleness exact.
+ */
+export type PartialReadPolicy = "reject" | "allow-within-window";
+
+export interface FileStateTrackerOptions {
+  /** @default "strict" */
+  policy?: GuardPolicy | undefined;
+  /** @default "reject" */
+  partialReads?: PartialReadPolicy | undefined;
+  /**
+   * A read taken less than this long after the file last changed is always verified by content
+   * hash, never by stat data alone: file timestamps are coarse (a kernel tick; 2 s on FAT), so
+   * a same-size rewrite in the same tick leaves every stat field unchanged.
+   * @default 2000
+   */
+  racyWindowMs?: number | undefined;
+  /** Most paths tracked; the least recently used is forgotten first. @default 10000 */
+  maxEntries?: number | undefined;
+  /** @internal The file-system calls the tracker makes; tests wrap it to count them. */
+  fs?: FsSeam | undefined;
+}
+
+export interface RecordReadOptions {
+  /** 1-based first line shown; 1 or less means from the start. @default 1 */
+  offset?: number | undefined;
+  /** Number of lines shown; 0 means to the end. @default 0 */
+  limit?: number | undefined;
+  /**
+   * The whole file's bytes exactly as the caller read them (a string is taken as UTF-8), even
+   * when only a window was shown. With it, the record describes what the caller saw, even if
+   * the file changed a moment later. Without it, the tracker reads the file itself.
+   */
+  content?: string | Uint8Array | undefined;
+}
+
+export interface RecordEditOptions {
+  /** The bytes just written (a string is taken as UTF-8). Without it, the file is read. */
+  content?: string | Uint8Array | undefined;
+}
+
+export interface CheckEditOptions {
+  /**
+   * The 1-based lines (inclusive) the edit replaces. Only `partialReads: "allow-within-window"`
+   * uses it; leave it out for a whole-file overwrite.
+   */
+  lines?: { start: number; end: number } | undefined;
+}
+
+/** The latest read of a path, as `latest()` reports it. */
+export interface ReadEntry {
+  /** Canonical absolute path (symlinks resolved). */
+  readonly path: string;
+  readonly offset: number;
+  /** 0 = to the end. */
+  readonly limit: number;
+  /** The window left lines of the file unseen. */
+  readonly partial: boolean;
+  /** Lines in the file as read; undefined when the bytes were not known. */
+  readonly lines: number | undefined;
+  /** Wall clock (ms) when the read was recorded. */
+  readonly readAt: number;
+  /** SHA-256 (hex) of the whole file as read; undefined when the bytes were not known. */
+  readonly hash: string | undefined;
+  /** Bytes in the file as read, when known. */
+  readonly size: number | undefined;
+  /** mtime of those bytes, when the stat data is known to describe them. */
+  readonly mtimeMs: number | undefined;
+}
+
+/**
+ * - `fresh`: unchanged since the latest full read (or within the window shown).
+ * - `new-file`: never read and does not exist: creating it needs no read.
+ * - `not-read`, `partial`, `stale`, `unchecked`: only under `warn` (strict throws instead).
+ */
+export type EditState = "fresh" | "new-file" | "not-read" | "partial" | "stale" | "unchecked";
+
+export interface EditVerdict {
+  /** Canonical absolute path. */
+  readonly path: string;
+  readonly state: EditState;
+  /** How freshness was established: one stat, a content hash, or not at all. */
+  readonly verifiedBy: "stat" | "hash" | "none";
+  /** Messages for the model (warn policy only), in the ChatCLI shape. */
+  readonly warnings: readonly string[];
+}
+
+const DEFAULTS = {
+  policy: "strict",
+  partialReads: "reject",
+  racyWindowMs: 2000,
+  maxEntries: 10_000,
+} as const;
+
+interface ResolvedOptions {
+  readonly policy: GuardPolicy;
+  readonly partialReads: PartialReadPolicy;
+  readonly racyWindowNs: bigint;
+  readonly maxEntries: number;
+  readonly fs: FsSeam;
+}
+
+function invalid(message: string): FreshfsError {
+  return new FreshfsError("INVALID_ARGUMENT", message);
+}
+
+function resolveOptions(options: FileStateTrackerOptions): ResolvedOptions {
+  const policy = options.policy ?? DEFAULTS.policy;
+  if (policy !== "strict" && policy !== "warn") {
+    throw invalid(`policy must be "strict" or "warn", not ${JSON.stringify(policy)}.`);
+  }
+  const partialReads = options.partialReads ?? DEFAULTS.partialReads;
+  if (partialReads !== "reject" && partialReads !== "allow-within-window") {
+    throw invalid(
+      `partialReads must be "reject" or "allow-within-window", not ${JSON.stringify(partialReads)}.`,
+    );
+  }
+  const racyWindowMs = options.racyWindowMs ?? DEFAULTS.racyWindowMs;
+  if (!Number.isFinite(racyWindowMs) || racyWindowMs < 0) {
+    throw invalid(`racyWindowMs must be a number of milliseconds >= 0, not ${racyWindowMs}.`);
+  }
+  const maxEntries = options.maxEntries ?? DEFAULTS.maxEntries;
+  if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {
+    throw invalid(`maxEntries must be a whole number >= 1, not ${maxEntries}.`);
+  }
+  return {
+    policy,
+    partialReads,
+    racyWindowNs: BigInt(Math.round(racyWindowMs * 1e6)),
+    maxEntries,
+    fs: options.fs ?? nodeFs,
+  };
+}
+
+function lineNumber(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value)) throw invalid(`${name} must be a whole number, not ${value}.`);
+  return value;
+}
+
+function toBytes(content: string | Uint8Array): Uint8Array {
+  return typeof content === "string" ? Buffer.from(content, "utf8") : content;
+}
+
+interface ReadRecord {
+  readonly key: string;
+  /** Order of the calls that recorded reads: a slow early read never replaces a later one. */
+  readonly seq: number;
+  readonly offset: number;
+  readonly limit: number;
+  readonly partial: boolean;
+  readonly lines: number | undefined;
+  readonly readAt: number;
+  readonly hash: string | undefined;
+  readonly size: number | undefined;
+  /** Stat data known to describe the bytes behind `hash`; undefined when not known. */
+  fingerprint: Fingerprint | undefined;
+  /** `fingerprint` was taken too close to the file's last change to be trusted alone. */
+  racy: boolean;
+  /** Other spellings of the path (through symlinks) seen for this record. */
+  aliases: string[] | undefined;
+}
+
+/** What was observed of a file at a read: its bytes' hash and the stat data of those bytes. */
+interface Observation {
+  readonly hash: string | undefined;
+  readonly lines: number | undefined;
+  readonly size: number | undefined;
+  readonly fingerprint: Fingerprint | undefined;
+  readonly racy: boolean;
+}
+
+type Probe =
+  | { readonly kind: "file"; readonly stats: BigIntStats }
+  | { readonly kind: "gone" }
+  | { readonly kind: "error"; readonly error: unknown };
+
+// A handful covers every symlink spelling a session uses for one file; the cap bounds memory.
+const MAX_ALIASES = 4;
+
+export class FileStateTracker {
+  readonly #options: ResolvedOptions;
+  /** Keyed by canonical path; insertion order is recency (least recently used first). */
+  readonly #records = new Map<string, ReadRecord>();
+  /** Resolved spelling → canonical key, so the fast path needs no `realpath`. */
+  readonly #aliases = new Map<string, string>();
+  #seq = 0;
+
+  constructor(options: FileStateTrackerOptions = {}) {
+    this.#options = resolveOptions(options);
+  }
+
+  /** Number of paths tracked. */
+  get size(): number {
+    return this.#records.size;
+  }
+
+  /**
+   * Records that `path` was read: the window shown (`offset`, `limit`) and what the whole file
+   * was. Any source counts (a read tool, `cat` in a shell); the caller says what it read.
+   * Throws `NOT_FOUND` or `NOT_A_FILE` when `content` is omitted and the file cannot be read.
+   */
+  async recordRead(path: string, options: RecordReadOptions = {}): Promise<ReadEntry> {
+    const offset = Math.max(1, lineNumber(options.offset, "offset", 1));
+    const limit = lineNumber(options.limit, "limit", 0);
+    if (limit < 0) throw invalid(`limit must be 0 (to the end) or more, not ${limit}.`);
+    return this.#record(path, offset, limit, options.content);
+  }
+
+  /**
+   * Records the result of a successful edit as a fresh full read, so a chain of edits does not
+   * trip on its own writes (seed 000 `RecordEdit`; ChatCLI's forgetting would leave the next
+   * write unguarded).
+   */
+  async recordEdit(path: string, options: RecordEditOptions = {}): Promise<ReadEntry> {
+    return this.#record(path, 1, 0, options.content);
+  }
+
+  /**
+   * Checks, against the file on disk, that `path` may be edited or overwritten now. Costs one
+   * `stat` when the file is unchanged since a read whose stat data can be trusted; otherwise
+   * hashes the file. Resolves when the edit may go ahead (under `warn`, always, with warnings);
+   * under `strict` throws `FreshfsError` `NOT_READ` or `STALE`, and fails closed on I/O errors
+   * other than "the file is gone".
+   */
+  async checkEdit(path: string, options: CheckEditOptions = {}): Promise<EditVerdict> {
+    const lines = options.lines;
+    if (
+      lines &&
+      !(Number.isSafeInteger(lines.start) && lines.start >= 1 && lines.end >= lines.start)
+    ) {
+      throw invalid(`lines must be 1-based with start <= end, not ${lines.start}-${lines.end}.`);
+    }
+    const lexical = resolve(path);
+    const probe = await this.#probe(lexical);
+    let record = this.#lookup(lexical);
+    if (!record || !this.#passesFastPath(record, probe)) {
+      // Slow path: resolve the spelling again, since symlinks may have moved since the read.
+      let key: string;
+      try {
+        key = await canonicalPath(lexical, this.#options.fs);
+      } catch (error) {
+        return this.#unchecked(lexical, lexical, error);
+      }
+      record = this.#records.get(key);
+      if (!record) {
+        if (probe.kind === "gone") return verdict(key, "new-file", "none");
+        if (this.#options.policy === "warn") return verdict(key, "not-read", "none");
+        throw new FreshfsError("NOT_READ", notReadMessage(lexical), { path: lexical });
+      }
+      if (key !== lexical) this.#addAlias(record, lexical);
+    }
+    this.#touch(record);
+    return this.#decide(record, lexical, probe, lines);
+  }
+
+  /** The latest read of `path` across windows, or undefined. */
+  latest(path: string): ReadEntry | undefined {
+    const record = this.#find(path);
+    return record && entryOf(record);
+  }
+
+  /** Drops what is known of `path`: the next edit needs a new read. */
+  forget(path: string): void {
+    const record = this.#find(path);
+    if (record) this.#remove(record);
+  }
+
+  /** Drops every record. */
+  clear(): void {
+    this.#records.clear();
+    this.#aliases.clear();
+  }
+
+  async #record(
+    path: string,
+    offset: number,
+    limit: number,
+    content: string | Uint8Array | undefined,
+  ): Promise<ReadEntry> {
+    const seq = ++this.#seq;
+    const readAt = Date.now();
+    const lexical = resolve(path);
+    let key: string;
+    try {
+      key = await canonicalPath(lexical, this.#options.fs);
+    } catch (error) {
+      throw fromFsError(error, "record a read of", lexical);
+    }
+    const seen =
+      content === undefined
+        ? await this.#observeFile(key)
+        : await this.#observeContent(key, toBytes(content));
+    const partial = offset > 1 || (limit > 0 && (seen.lines === undefined || limit < seen.lines));
+    const record: ReadRecord = {
+      key,
+      seq,
+      offset,
+      limit,
+      partial,
+      lines: seen.lines,
+      readAt,
+      hash: seen.hash,
+      size: seen.size,
+      fingerprint: seen.fingerprint,
+      racy: seen.racy,
+      aliases: undefined,
+    };
+    return entryOf(this.#store(record, lexical));
+  }
+
+  /** The tracker reads the file itself: its snapshot is the record. */
+  async #observeFile(key: string): Promise<Observation> {
+    let snapshot: Snapshot;
+    try {
+      snapshot = await snapshotFile(key, this.#options.fs);
+    } catch (error) {
+      const code = error instanceof FreshfsError ? error.code : undefined;
+      if (code !== "PERMISSION_DENIED" && code !== "IO_ERROR") throw error;
+      // The bytes cannot be read but the file is there: keep its stat data and mark the
+      // content unknown, which is never mistaken for empty (contract 1.2).
+      const startedAtNs = nowNs();
+      let stats: BigIntStats;
+      try {
+        stats = await this.#options.fs.stat(key);
+      } catch (statError) {
+        throw fromFsError(statError, "record a read of", key);
+      }
+      const fingerprint = fingerprintOf(stats);
+      return {
+        hash: undefined,
+        lines: undefined,
+        size: Number(stats.size),
+        fingerprint,
+        racy: this.#isRacy(fingerprint, startedAtNs),
+      };
+    }
+    return {
+      hash: snapshot.hash,
+      lines: snapshot.lines,
+      size: Number(snapshot.fingerprint.size),
+      fingerprint: snapshot.stable ? snapshot.fingerprint : undefined,
+      racy: this.#isRacy(snapshot.fingerprint, snapshot.startedAtNs),
+    };
+  }
+
+  /**
+   * The caller read the bytes at some earlier moment. Its stat data is trusted only when the
+   * file, read again now, still has those bytes: otherwise a change between the caller's read
+   * and this call would leave a fingerprint that vouches for bytes nobody saw.
+   */
+  async #observeContent(key: string, bytes: Uint8Array): Promise<Observation> {
+    const hash = sha256(bytes);
+    let snapshot: Snapshot | undefined;
+    try {
+      snapshot = await snapshotFile(key, this.#options.fs);
+    } catch {
+      snapshot = undefined;
+    }
+    const trusted = snapshot?.stable === true && snapshot.hash === hash ? snapshot : undefined;
+    return {
+      hash,
+      lines: countLines(bytes),
+      size: bytes.byteLength,
+      fingerprint: trusted?.fingerprint,
+      racy: !trusted || this.#isRacy(trusted.fingerprint, trusted.startedAtNs),
+    };
+  }
+
+  #isRacy(fingerprint: Fingerprint, startedAtNs: bigint): boolean {
+    return isRacy(fingerprint, startedAtNs, this.#options.racyWindowNs);
+  }
+
+  async #probe(path: string): Promise<Probe> {
+    try {
+      return { kind: "file", stats: await this.#options.fs.stat(path) };
+    } catch (error) {
+      return isGone(error) ? { kind: "gone" } : { kind: "error", error };
+    }
+  }
+
+  #passesFastPath(record: ReadRecord, probe: Probe): boolean {
+    return (
+      probe.kind === "file" &&
+      record.fingerprint !== undefined &&
+      !record.racy &&
+      sameFingerprint(record.fingerprint, fingerprintOf(probe.stats))
+    );
+  }
+
+  async #decide(
+    record: ReadRecord,
+    shown: string,
+    probe: Probe,
+    lines: CheckEditOptions["lines"],
+  ): Promise<EditVerdict> {
+    const warnings: string[] = [];
+    if (record.partial && !this.#withinWindow(record, lines)) {
+      const facts: PartialFacts = {
+        path: shown,
+        offset: record.offset,
+        limit: record.limit,
+        lines: record.lines,
+      };
+      if (this.#options.policy === "strict") {
+        throw new FreshfsError("NOT_READ", partialReadMessage(facts), { path: shown });
+      }
+      warnings.push(partialReadWarning(facts));
+    }
+    if (probe.kind === "error") return this.#unchecked(record.key, shown, probe.error, warnings);
+    if (probe.kind === "gone") return this.#stale(record, shown, "deleted", undefined, warnings);
+    if (!probe.stats.isFile()) {
+      return this.#stale(record, shown, "replaced", probe.stats, warnings);
+    }
+    const state = warnings.length > 0 ? "partial" : "fresh";
+    if (this.#passesFastPath(record, probe)) return verdict(record.key, state, "stat", warnings);
+    if (record.hash === undefined) {
+      return this.#stale(record, shown, "unverifiable", probe.stats, warnings);
+    }
+    let snapshot: Snapshot;
+    try {
+      snapshot = await snapshotFile(record.key, this.#options.fs);
+    } catch (error) {
+      const code = error instanceof FreshfsError ? error.code : undefined;
+      if (code === "NOT_FOUND") return this.#stale(record, shown, "deleted", undefined, warnings);
+      if (code === "NOT_A_FILE")
+        return this.#stale(record, shown, "replaced", probe.stats, warnings);
+      return this.#unchecked(record.key, shown, error, warnings);
+    }
+    if (snapshot.hash !== record.hash) {
+      return this.#stale(record, shown, "modified", snapshot.fingerprint, warnings);
+    }
+    this.#refresh(record, snapshot);
+    return verdict(record.key, state, "hash", warnings);
+  }
+
+  #withinWindow(record: ReadRecord, lines: CheckEditOptions["lines"]): boolean {
+    if (this.#options.partialReads !== "allow-within-window" || !lines) return false;
+    const last = record.limit > 0 ? record.offset + record.limit - 1 : Number.POSITIVE_INFINITY;
+    return lines.start >= record.offset && lines.end <= last;
+  }
+
+  /**
+   * The bytes are still the ones read: adopt the current stat data (git's index refresh), so
+   * the next check of an untouched file is one `stat` again once it is out of the racy window.
+   */
+  #refresh(record: ReadRecord, snapshot: Snapshot): void {
+    if (!snapshot.stable || this.#records.get(record.key) !== record) return;
+    record.fingerprint = snapshot.fingerprint;
+    record.racy = this.#isRacy(snapshot.fingerprint, snapshot.startedAtNs);
+  }
+
+  #stale(
+    record: ReadRecord,
+    shown: string,
+    reason: StaleReason,
+    now: BigIntStats | Fingerprint | undefined,
+    warnings: string[],
+  ): EditVerdict {
+    const before: StatFacts = {
+      mtimeNs: record.fingerprint?.mtimeNs,
+      size: record.size === undefined ? undefined : BigInt(record.size),
+    };
+    const facts: StaleFacts = {
+      path: shown,
+      reason,
+      before,
+      after: now && { mtimeNs: now.mtimeNs, size: now.size },
+      nowIs: now && "isFile" in now ? describeNonFile(now) : undefined,
+    };
+    if (this.#options.policy === "strict") {
+      throw new FreshfsError("STALE", staleMessage(facts), { path: shown });
+    }
+    const verifiedBy = reason === "modified" ? "hash" : "stat";
+    return verdict(record.key, "stale", verifiedBy, [...warnings, staleWarning(facts)]);
+  }
+
+  #unchecked(key: string, shown: string, error: unknown, warnings: string[] = []): EditVerdict {
+    const failure = fromFsError(error, "check for changes", shown);
+    if (this.#options.policy === "strict") {
+      throw new FreshfsError(
+        failure.code,
+        `${failure.message} The edit was refused, since the file might have changed; retry once it can be read.`,
+        { path: shown, cause: error },
+      );
+    }
+    return verdict(key, "unchecked", "none", [
+      ...warnings,
+      uncheckedWarning(shown, failure.message),
+    ]);
+  }
+
+  #lookup(lexical: string): ReadRecord | undefined {
+    return this.#records.get(this.#aliases.get(lexical) ?? lexical);
+  }
+
+  #find(path: string): ReadRecord | undefined {
+    const lexical = resolve(path);
+    const found = this.#lookup(lexical);
+    if (found) return found;
+    try {
+      return this.#records.get(canonicalPathSync(lexical, this.#options.fs));
+    } catch {
+      return undefined;
+    }
+  }
+
+  #store(record: ReadRecord, lexical: string): ReadRecord {
+    const existing = this.#records.get(record.key);
+    let kept = record;
+    if (existing && existing.seq > record.seq) {
+      kept = existing;
+    } else if (existing) {
+      record.aliases = existing.aliases;
+      this.#records.delete(record.key);
+      this.#records.set(record.key, record);
+    } else {
+      this.#records.set(record.key, record);
+    }
+    if (lexical !== record.key) this.#addAlias(kept, lexical);
+    for (const oldest of this.#records.values()) {
+      if (this.#records.size <= this.#options.maxEntries) break;
+      this.#remove(oldest);
+    }
+    return kept;
+  }
+
+  #touch(record: ReadRecord): void {
+    if (this.#records.get(record.key) !== record) return;
+    this.#records.delete(record.key);
+    this.#records.set(record.key, record);
+  }
+
+  #addAlias(record: ReadRecord, lexical: string): void {
+    if (this.#aliases.get(lexical) === record.key) return;
+    this.#aliases.set(lexical, record.key);
+    const aliases = [...(record.aliases ?? []), lexical];
+    while (aliases.length > MAX_ALIASES) this.#dropAlias(record, aliases.shift() as string);
+    record.aliases = aliases;
+  }
+
+  #dropAlias(record: ReadRecord, alias: string): void {
+    if (this.#aliases.get(alias) === record.key) this.#aliases.delete(alias);
+  }
+
+  #remove(record: ReadRecord): void {
+    this.#records.delete(record.key);
+    for (const alias of record.aliases ?? []) this.#dropAlias(record, alias);
+  }
+}
+
+function verdict(
+  path: string,
+  state: EditState,
+  verifiedBy: EditVerdict["verifiedBy"],
+  warnings: readonly string[] = [],
+): EditVerdict {
+  return { path, state, verifiedBy, warnings };
+}
+
+function entryOf(record: ReadRecord): ReadEntry {
+  const mtimeNs = record.fingerprint?.mtimeNs;
+  return {
+    path: record.key,
+    offset: record.offset,
+    limit: record.limit,
+    partial: record.partial,
+    lines: record.lines,
+    readAt: record.readAt,
+    hash: record.hash,
+    size: record.size,
+    mtimeMs: mtimeNs === undefined ? undefined : Number(mtimeNs) / 1e6,
+  };
+}
