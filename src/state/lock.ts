@@ -75,8 +75,8 @@ const processLocks = new KeyedLock();
 
 /**
  * Runs `fn` while holding the process-wide lock of `path`'s canonical path (symlinks resolved,
- * so every spelling of one file shares one lock). Calls on one path run one at a time, in the
- * order they asked; calls on different paths do not wait for each other.
+ * so every spelling of one file shares one lock). Calls on one path run one at a time, queued in
+ * the order their paths finished resolving; calls on different paths do not wait for each other.
  */
 export async function withPathLock<T>(
   path: string,

@@ -18,7 +18,7 @@ export type StaleReason =
 /** Stat data of one side of a change; a field is undefined when it is not known. */
 export interface StatFacts {
   readonly mtimeNs: bigint | undefined;
-  readonly size: bigint | undefined;
+  readonly size: number | undefined;
 }
 
 export interface StaleFacts {

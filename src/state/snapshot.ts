@@ -12,50 +12,86 @@ import { FreshfsError, fromFsError } from "../errors.js";
 import type { FsSeam } from "../io/fs.js";
 
 export interface Fingerprint {
-  readonly dev: bigint;
-  readonly ino: bigint;
-  readonly size: bigint;
-  readonly mtimeNs: bigint;
-  readonly ctimeNs: bigint;
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
+  // Whole seconds and nanoseconds: exact (a nanosecond epoch does not fit a double) and small
+  // (the nanoseconds are a V8 small integer), where five bigints cost twice the memory.
+  readonly mtimeSec: number;
+  readonly mtimeNsec: number;
+  readonly ctimeSec: number;
+  readonly ctimeNsec: number;
 }
 
+const NS_PER_S = 1_000_000_000n;
+
+/**
+ * Inode numbers above 2^53 (possible on XFS and Btrfs) lose their low bits here; a collision
+ * would also need equal size and equal nanosecond mtime and ctime, so it is not a practical risk.
+ */
 export function fingerprintOf(stats: BigIntStats): Fingerprint {
   return {
-    dev: stats.dev,
-    ino: stats.ino,
-    size: stats.size,
-    mtimeNs: stats.mtimeNs,
-    ctimeNs: stats.ctimeNs,
+    dev: Number(stats.dev),
+    ino: Number(stats.ino),
+    size: Number(stats.size),
+    mtimeSec: Number(stats.mtimeNs / NS_PER_S),
+    mtimeNsec: Number(stats.mtimeNs % NS_PER_S),
+    ctimeSec: Number(stats.ctimeNs / NS_PER_S),
+    ctimeNsec: Number(stats.ctimeNs % NS_PER_S),
   };
 }
 
 export function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
   return (
-    a.mtimeNs === b.mtimeNs &&
+    a.mtimeNsec === b.mtimeNsec &&
+    a.mtimeSec === b.mtimeSec &&
     a.size === b.size &&
     a.ino === b.ino &&
-    a.ctimeNs === b.ctimeNs &&
+    a.ctimeNsec === b.ctimeNsec &&
+    a.ctimeSec === b.ctimeSec &&
     a.dev === b.dev
   );
 }
 
+function toMs(sec: number, nsec: number): number {
+  return sec * 1000 + nsec / 1e6;
+}
+
+export function mtimeMsOf(fingerprint: Fingerprint): number {
+  return toMs(fingerprint.mtimeSec, fingerprint.mtimeNsec);
+}
+
+export function mtimeNsOf(fingerprint: Fingerprint): bigint {
+  return BigInt(fingerprint.mtimeSec) * NS_PER_S + BigInt(fingerprint.mtimeNsec);
+}
+
 /**
- * Whether a fingerprint taken at `startedAtNs` (wall clock) may be blind to a later rewrite.
+ * Whether a fingerprint taken at `startedAtMs` (wall clock) may be blind to a later rewrite.
  * File timestamps come from a coarse kernel clock (a jiffy, or 2 s on FAT), so a same-size
  * rewrite landing in the granule of the last change leaves every stat field as it was: git's
  * "racy clean" problem. Such fingerprints are never trusted alone; the content hash decides.
+ * ctime counts as a change too: it cannot be set back, so it dates a rewrite whose mtime was.
  */
-export function isRacy(fingerprint: Fingerprint, startedAtNs: bigint, windowNs: bigint): boolean {
-  const racyAfterNs = startedAtNs - windowNs;
-  return fingerprint.mtimeNs > racyAfterNs || fingerprint.ctimeNs > racyAfterNs;
+export function isRacy(fingerprint: Fingerprint, startedAtMs: number, windowMs: number): boolean {
+  const racyAfter = startedAtMs - windowMs;
+  return (
+    mtimeMsOf(fingerprint) > racyAfter ||
+    toMs(fingerprint.ctimeSec, fingerprint.ctimeNsec) > racyAfter
+  );
 }
 
-export function nowNs(): bigint {
-  return BigInt(Date.now()) * 1_000_000n;
-}
+/**
+ * SHA-256 as a 32-character binary string: the guard keeps one per tracked path, and this form
+ * costs 50 bytes of heap where hex costs 90. `hexDigest` turns it into the usual form.
+ */
+const DIGEST_ENCODING = "binary"; // Node's name for latin1
 
 export function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  return createHash("sha256").update(bytes).digest(DIGEST_ENCODING);
+}
+
+export function hexDigest(digest: string): string {
+  return Buffer.from(digest, DIGEST_ENCODING).toString("hex");
 }
 
 const NEWLINE = 0x0a;
@@ -79,7 +115,7 @@ export function countLines(bytes: Uint8Array): number {
 export interface Snapshot {
   /** Stat data of the bytes hashed, from the open descriptor. */
   readonly fingerprint: Fingerprint;
-  /** SHA-256 (hex) of the whole file. */
+  /** SHA-256 of the whole file, as `sha256` gives it. */
   readonly hash: string;
   readonly lines: number;
   /**
@@ -87,8 +123,8 @@ export interface Snapshot {
    * exactly the bytes behind `hash`.
    */
   readonly stable: boolean;
-  /** Wall clock when the snapshot began, for the racy test. */
-  readonly startedAtNs: bigint;
+  /** Wall clock (ms) when the snapshot began, for the racy test. */
+  readonly startedAtMs: number;
 }
 
 const CHUNK = 1 << 20;
@@ -108,7 +144,7 @@ export async function snapshotFile(path: string, fs: FsSeam): Promise<Snapshot> 
 }
 
 async function readOnce(path: string, fs: FsSeam): Promise<Snapshot> {
-  const startedAtNs = nowNs();
+  const startedAtMs = Date.now();
   let handle: Awaited<ReturnType<FsSeam["open"]>>;
   try {
     handle = await fs.open(path);
@@ -143,10 +179,10 @@ async function readOnce(path: string, fs: FsSeam): Promise<Snapshot> {
     const fingerprint = fingerprintOf(after);
     return {
       fingerprint,
-      hash: hash.digest("hex"),
+      hash: hash.digest(DIGEST_ENCODING),
       lines: linesOf(newlines, total, lastByte),
-      stable: sameFingerprint(fingerprintOf(before), fingerprint) && BigInt(total) === after.size,
-      startedAtNs,
+      stable: sameFingerprint(fingerprintOf(before), fingerprint) && total === fingerprint.size,
+      startedAtMs,
     };
   } catch (error) {
     throw fromFsError(error, "read", path);

@@ -28,8 +28,10 @@ import {
   describeNonFile,
   type Fingerprint,
   fingerprintOf,
+  hexDigest,
   isRacy,
-  nowNs,
+  mtimeMsOf,
+  mtimeNsOf,
   type Snapshot,
   sameFingerprint,
   sha256,
@@ -142,7 +144,7 @@ const DEFAULTS = {
 interface ResolvedOptions {
   readonly policy: GuardPolicy;
   readonly partialReads: PartialReadPolicy;
-  readonly racyWindowNs: bigint;
+  readonly racyWindowMs: number;
   readonly maxEntries: number;
   readonly fs: FsSeam;
 }
@@ -173,7 +175,7 @@ function resolveOptions(options: FileStateTrackerOptions): ResolvedOptions {
   return {
     policy,
     partialReads,
-    racyWindowNs: BigInt(Math.round(racyWindowMs * 1e6)),
+    racyWindowMs,
     maxEntries,
     fs: options.fs ?? nodeFs,
   };
@@ -366,7 +368,7 @@ export class FileStateTracker {
       if (code !== "PERMISSION_DENIED" && code !== "IO_ERROR") throw error;
       // The bytes cannot be read but the file is there: keep its stat data and mark the
       // content unknown, which is never mistaken for empty (contract 1.2).
-      const startedAtNs = nowNs();
+      const startedAtMs = Date.now();
       let stats: BigIntStats;
       try {
         stats = await this.#options.fs.stat(key);
@@ -377,17 +379,17 @@ export class FileStateTracker {
       return {
         hash: undefined,
         lines: undefined,
-        size: Number(stats.size),
+        size: fingerprint.size,
         fingerprint,
-        racy: this.#isRacy(fingerprint, startedAtNs),
+        racy: this.#isRacy(fingerprint, startedAtMs),
       };
     }
     return {
       hash: snapshot.hash,
       lines: snapshot.lines,
-      size: Number(snapshot.fingerprint.size),
+      size: snapshot.fingerprint.size,
       fingerprint: snapshot.stable ? snapshot.fingerprint : undefined,
-      racy: this.#isRacy(snapshot.fingerprint, snapshot.startedAtNs),
+      racy: this.#isRacy(snapshot.fingerprint, snapshot.startedAtMs),
     };
   }
 
@@ -410,12 +412,12 @@ export class FileStateTracker {
       lines: countLines(bytes),
       size: bytes.byteLength,
       fingerprint: trusted?.fingerprint,
-      racy: !trusted || this.#isRacy(trusted.fingerprint, trusted.startedAtNs),
+      racy: !trusted || this.#isRacy(trusted.fingerprint, trusted.startedAtMs),
     };
   }
 
-  #isRacy(fingerprint: Fingerprint, startedAtNs: bigint): boolean {
-    return isRacy(fingerprint, startedAtNs, this.#options.racyWindowNs);
+  #isRacy(fingerprint: Fingerprint, startedAtMs: number): boolean {
+    return isRacy(fingerprint, startedAtMs, this.#options.racyWindowMs);
   }
 
   async #probe(path: string): Promise<Probe> {
@@ -494,7 +496,7 @@ export class FileStateTracker {
   #refresh(record: ReadRecord, snapshot: Snapshot): void {
     if (!snapshot.stable || this.#records.get(record.key) !== record) return;
     record.fingerprint = snapshot.fingerprint;
-    record.racy = this.#isRacy(snapshot.fingerprint, snapshot.startedAtNs);
+    record.racy = this.#isRacy(snapshot.fingerprint, snapshot.startedAtMs);
   }
 
   #stale(
@@ -505,14 +507,17 @@ export class FileStateTracker {
     warnings: string[],
   ): EditVerdict {
     const before: StatFacts = {
-      mtimeNs: record.fingerprint?.mtimeNs,
-      size: record.size === undefined ? undefined : BigInt(record.size),
+      mtimeNs: record.fingerprint && mtimeNsOf(record.fingerprint),
+      size: record.size,
     };
+    let after: StatFacts | undefined;
+    if (now && "isFile" in now) after = { mtimeNs: now.mtimeNs, size: Number(now.size) };
+    else if (now) after = { mtimeNs: mtimeNsOf(now), size: now.size };
     const facts: StaleFacts = {
       path: shown,
       reason,
       before,
-      after: now && { mtimeNs: now.mtimeNs, size: now.size },
+      after,
       nowIs: now && "isFile" in now ? describeNonFile(now) : undefined,
     };
     if (this.#options.policy === "strict") {
@@ -606,7 +611,6 @@ function verdict(
 }
 
 function entryOf(record: ReadRecord): ReadEntry {
-  const mtimeNs = record.fingerprint?.mtimeNs;
   return {
     path: record.key,
     offset: record.offset,
@@ -614,8 +618,8 @@ function entryOf(record: ReadRecord): ReadEntry {
     partial: record.partial,
     lines: record.lines,
     readAt: record.readAt,
-    hash: record.hash,
+    hash: record.hash === undefined ? undefined : hexDigest(record.hash),
     size: record.size,
-    mtimeMs: mtimeNs === undefined ? undefined : Number(mtimeNs) / 1e6,
+    mtimeMs: record.fingerprint && mtimeMsOf(record.fingerprint),
   };
 }

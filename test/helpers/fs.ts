@@ -1,0 +1,92 @@
+/**
+ * Test helpers: real temporary trees, and a counting wrapper around the real I/O seam.
+ */
+import type { BigIntStats } from "node:fs";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach } from "vitest";
+import { type FsSeam, nodeFs } from "../../src/io/fs.js";
+
+/** A tree as an object literal: file path → content. */
+export type Tree = Record<string, string | Uint8Array>;
+
+const created: string[] = [];
+
+afterEach(async () => {
+  for (const dir of created.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+/** Creates a temporary directory (removed after the test) holding `tree`; returns its real path. */
+export async function tempTree(tree: Tree = {}): Promise<string> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), "freshfs-test-")));
+  created.push(dir);
+  for (const [path, content] of Object.entries(tree)) {
+    const full = join(dir, path);
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, content);
+  }
+  return dir;
+}
+
+export interface Counts {
+  stat: number;
+  open: number;
+  realpath: number;
+}
+
+/** The real seam, with every call counted. */
+export function countingFs(inner: FsSeam = nodeFs): { fs: FsSeam; counts: Counts; reset(): void } {
+  const counts: Counts = { stat: 0, open: 0, realpath: 0 };
+  const fs: FsSeam = {
+    stat: (path) => {
+      counts.stat++;
+      return inner.stat(path);
+    },
+    open: (path) => {
+      counts.open++;
+      return inner.open(path);
+    },
+    realpath: (path) => {
+      counts.realpath++;
+      return inner.realpath(path);
+    },
+    realpathSync: (path) => {
+      counts.realpath++;
+      return inner.realpathSync(path);
+    },
+  };
+  const reset = () => {
+    counts.stat = 0;
+    counts.open = 0;
+    counts.realpath = 0;
+  };
+  return { fs, counts, reset };
+}
+
+/**
+ * The real seam seen through a file system with coarse timestamps (1 s, as FAT/HFS+ and some
+ * network mounts): every stat time, from `stat` and from an open handle, is floored. This
+ * kernel stamps files with fine-grained times, so without it a same-size rewrite always moves
+ * the fingerprint and the racy window would go untested.
+ */
+export function coarseFs(inner: FsSeam = nodeFs): FsSeam {
+  const floor = (stats: BigIntStats): BigIntStats => {
+    const second = 1_000_000_000n;
+    return Object.assign(Object.create(Object.getPrototypeOf(stats)), stats, {
+      mtimeNs: (stats.mtimeNs / second) * second,
+      ctimeNs: (stats.ctimeNs / second) * second,
+    });
+  };
+  return {
+    ...inner,
+    stat: async (path) => floor(await inner.stat(path)),
+    open: async (path) => {
+      const handle = await inner.open(path);
+      const stat = handle.stat.bind(handle);
+      return Object.assign(handle, {
+        stat: async () => floor((await stat({ bigint: true })) as BigIntStats),
+      });
+    },
+  };
+}

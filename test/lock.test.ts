@@ -1,0 +1,133 @@
+/**
+ * The per-path lock the write path runs check → write → record under (issue 2).
+ */
+import { symlink } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { FreshfsError, withPathLock } from "../src/index.js";
+import { KeyedLock } from "../src/state/lock.js";
+import { tempTree } from "./helpers/fs.js";
+
+/** Runs `users` concurrent critical sections and reports how many ever overlapped. */
+async function contend(users: number, spellings: readonly string[]) {
+  let inside = 0;
+  let overlaps = 0;
+  const order: number[] = [];
+  await Promise.all(
+    Array.from({ length: users }, (_, i) =>
+      withPathLock(spellings[i % spellings.length] as string, async () => {
+        inside++;
+        if (inside > 1) overlaps++;
+        order.push(i);
+        // Yield in several ways inside the section, as a real check → write → record does.
+        await sleep(i % 3);
+        await new Promise((done) => setImmediate(done));
+        await Promise.resolve();
+        inside--;
+      }),
+    ),
+  );
+  return { overlaps, order };
+}
+
+describe("withPathLock", () => {
+  it("never lets 200 concurrent users of one path interleave", async () => {
+    const dir = await tempTree({ "a.txt": "x" });
+    const { overlaps, order } = await contend(200, [join(dir, "a.txt")]);
+    expect(overlaps).toBe(0);
+    expect(order).toHaveLength(200);
+  });
+
+  it("shares one lock between every spelling of a file", async () => {
+    const dir = await tempTree({ "real/a.txt": "x" });
+    await symlink(join(dir, "real"), join(dir, "link"));
+    const spellings = [
+      join(dir, "real", "a.txt"),
+      join(dir, "link", "a.txt"),
+      `${dir}/real/../real/a.txt`,
+    ];
+    expect((await contend(60, spellings)).overlaps).toBe(0);
+  });
+
+  it("lets different paths run at the same time", async () => {
+    const dir = await tempTree({ "a.txt": "x", "b.txt": "y" });
+    let inside = 0;
+    let most = 0;
+    await Promise.all(
+      ["a.txt", "b.txt"].map((name) =>
+        withPathLock(join(dir, name), async () => {
+          most = Math.max(most, ++inside);
+          await sleep(20);
+          inside--;
+        }),
+      ),
+    );
+    expect(most).toBe(2);
+  });
+
+  it("locks a path that does not exist yet (a file about to be created)", async () => {
+    const dir = await tempTree();
+    const { overlaps } = await contend(20, [join(dir, "new", "file.txt")]);
+    expect(overlaps).toBe(0);
+  });
+
+  it("passes the result and the error of the section through, and keeps serving after a throw", async () => {
+    const dir = await tempTree({ "a.txt": "x" });
+    const file = join(dir, "a.txt");
+    await expect(withPathLock(file, () => 42)).resolves.toBe(42);
+    await expect(
+      withPathLock(file, () => {
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    await expect(withPathLock(file, async () => "after")).resolves.toBe("after");
+  });
+});
+
+describe("KeyedLock", () => {
+  it("serves a key in the order the callers asked", async () => {
+    const lock = new KeyedLock();
+    const order: number[] = [];
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        lock.run("k", async () => {
+          await sleep(i % 3);
+          order.push(i);
+        }),
+      ),
+    );
+    expect(order).toEqual(Array.from({ length: 50 }, (_, i) => i));
+  });
+
+  it("stops a waiter on abort without breaking the queue, and leaves no state behind", async () => {
+    const lock = new KeyedLock();
+    const events: string[] = [];
+    let releaseFirst!: () => void;
+    const first = lock.run("k", async () => {
+      events.push("first in");
+      await new Promise<void>((done) => {
+        releaseFirst = done;
+      });
+      events.push("first out");
+    });
+    const controller = new AbortController();
+    const second = lock.run("k", () => events.push("second ran"), { signal: controller.signal });
+    const third = lock.run("k", () => events.push("third in"));
+    controller.abort();
+    const error = await second.catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(FreshfsError);
+    expect((error as FreshfsError).code).toBe("ABORTED");
+    releaseFirst();
+    await Promise.all([first, third]);
+    expect(events).toEqual(["first in", "first out", "third in"]);
+    expect(lock.size).toBe(0);
+  });
+
+  it("refuses at once when the signal has already fired", async () => {
+    const lock = new KeyedLock();
+    const error = await lock.run("k", () => 1, { signal: AbortSignal.abort() }).catch((e) => e);
+    expect((error as FreshfsError).code).toBe("ABORTED");
+    expect(lock.size).toBe(0);
+  });
+});
