@@ -166,14 +166,16 @@ async function readOnce(path: string, fs: FsSeam): Promise<Snapshot> {
     let newlines = 0;
     let lastByte: number | undefined;
     // Read to EOF rather than to the stat size: a file growing under us must not be cut short.
+    // The buffer is one byte larger than the file, so a short read (EOF, for a regular file)
+    // ends a small file in one call.
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, total);
-      if (bytesRead === 0) break;
       const chunk = buffer.subarray(0, bytesRead);
       hash.update(chunk);
       newlines += countNewlines(chunk);
-      lastByte = chunk[bytesRead - 1];
+      if (bytesRead > 0) lastByte = chunk[bytesRead - 1];
       total += bytesRead;
+      if (bytesRead < buffer.length) break;
     }
     const after = await handle.stat({ bigint: true });
     const fingerprint = fingerprintOf(after);

@@ -283,8 +283,8 @@ export class FileStateTracker {
     const lexical = resolve(path);
     const probe = await this.#probe(lexical);
     let record = this.#lookup(lexical);
-    if (!record || !this.#passesFastPath(record, probe)) {
-      // Slow path: resolve the spelling again, since symlinks may have moved since the read.
+    if (!record || (probe.kind === "file" && !isSameInode(record, probe.stats))) {
+      // The spelling now leads to another file (symlinks moved), or was never seen: resolve it.
       let key: string;
       try {
         key = await canonicalPath(lexical, this.#options.fs);
@@ -468,7 +468,8 @@ export class FileStateTracker {
     }
     let snapshot: Snapshot;
     try {
-      snapshot = await snapshotFile(record.key, this.#options.fs);
+      // The spelling the edit will write through, which leads to the recorded inode.
+      snapshot = await snapshotFile(shown, this.#options.fs);
     } catch (error) {
       const code = error instanceof FreshfsError ? error.code : undefined;
       if (code === "NOT_FOUND") return this.#stale(record, shown, "deleted", undefined, warnings);
@@ -599,6 +600,11 @@ export class FileStateTracker {
     this.#records.delete(record.key);
     for (const alias of record.aliases ?? []) this.#dropAlias(record, alias);
   }
+}
+
+function isSameInode(record: ReadRecord, stats: BigIntStats): boolean {
+  const known = record.fingerprint;
+  return known !== undefined && known.ino === Number(stats.ino) && known.dev === Number(stats.dev);
 }
 
 function verdict(

@@ -1,0 +1,121 @@
+/**
+ * The guard's costs (issue 2): checks on an unchanged file (the one-stat fast path) and on a
+ * changed file (the hash path), for 4 KiB and 4 MiB files, each beside its physical floor
+ * measured in the same run (a bare `stat`; a bare read + SHA-256); and heap per tracked path.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { FileStateTracker, FreshfsError } from "../src/index.js";
+import { retainedBytes } from "../test/helpers/heap.js";
+import { formatTiming, formatUs, sample, type Timing } from "./lib/measure.js";
+
+export interface GuardOptions {
+  quick: boolean;
+}
+
+interface Row {
+  case: string;
+  freshfs: Timing;
+  floorName: string;
+  floor: Timing;
+}
+
+const SIZES = [
+  { name: "4 KiB", bytes: 4 << 10, iterations: 2000 },
+  { name: "4 MiB", bytes: 4 << 20, iterations: 40 },
+];
+
+export async function benchGuard(options: GuardOptions): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "freshfs-bench-guard-"));
+  try {
+    return await run(dir, options);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function run(dir: string, options: GuardOptions): Promise<string> {
+  const runs = options.quick ? 3 : 7;
+  const scale = options.quick ? 0.1 : 1;
+  const rows: Row[] = [];
+  for (const size of SIZES) {
+    const iterations = Math.max(5, Math.round(size.iterations * scale));
+    const unchanged = join(dir, `unchanged-${size.bytes}`);
+    const changed = join(dir, `changed-${size.bytes}`);
+    writeFileSync(unchanged, Buffer.alloc(size.bytes, 0x61));
+    writeFileSync(changed, Buffer.alloc(size.bytes, 0x61));
+    // Out of the racy window, so the fast path may trust the stat data (contract 1.2).
+    await sleep(options.quick ? 60 : 2100);
+    const tracker = new FileStateTracker({ racyWindowMs: options.quick ? 50 : 2000 });
+    await tracker.recordRead(unchanged);
+    await tracker.recordRead(changed);
+    writeFileSync(changed, Buffer.alloc(size.bytes, 0x62)); // same size, other bytes
+
+    rows.push({
+      case: `unchanged ${size.name} (fast path)`,
+      freshfs: await sample(() => tracker.checkEdit(unchanged), { runs, iterations }),
+      floorName: "`fs.promises.stat`",
+      floor: await sample(() => stat(unchanged, { bigint: true }), { runs, iterations }),
+    });
+    rows.push({
+      case: `changed ${size.name} (hash path → STALE)`,
+      freshfs: await sample(
+        async () => {
+          try {
+            await tracker.checkEdit(changed);
+          } catch (error) {
+            if (!(error instanceof FreshfsError) || error.code !== "STALE") throw error;
+          }
+        },
+        { runs, iterations },
+      ),
+      floorName: "`readFile` + SHA-256",
+      floor: await sample(
+        async () =>
+          createHash("sha256")
+            .update(await readFile(changed))
+            .digest(),
+        { runs, iterations },
+      ),
+    });
+  }
+
+  const memory = await memoryPerPath(dir, options.quick ? 1000 : 10_000);
+  const lines = [
+    "| check | freshfs per check | checks/s | floor | floor per op | ratio |",
+    "|---|---|---|---|---|---|",
+    ...rows.map(
+      (row) =>
+        `| ${row.case} | ${formatTiming(row.freshfs)} | ${Math.round(1e6 / row.freshfs.median).toLocaleString("en-US")} | ${row.floorName} | ${formatTiming(row.floor)} | ${(row.freshfs.median / row.floor.median).toFixed(2)}× |`,
+    ),
+    "",
+    `Heap per tracked path: **${Math.round(memory.perPath)} bytes** with ${memory.paths.toLocaleString("en-US")} paths tracked (${(memory.total / 2 ** 20).toFixed(2)} MiB in all; paths of ${memory.pathLength} characters).`,
+    `Median of ${runs} runs (fastest–slowest run in brackets); ${formatUs(0).length > 0 ? "times per operation" : ""}.`,
+  ];
+  return lines.join("\n");
+}
+
+async function memoryPerPath(dir: string, count: number) {
+  const root = join(dir, "many");
+  const files: string[] = [];
+  for (let d = 0; d < 100; d++) mkdirSync(join(root, `pkg-${d}`, "src"), { recursive: true });
+  for (let i = 0; i < count; i++) {
+    const file = join(root, `pkg-${i % 100}`, "src", `module-${String(i).padStart(5, "0")}.ts`);
+    writeFileSync(file, `export const id = ${i};\n`);
+    files.push(file);
+  }
+  const tracker = new FileStateTracker();
+  const before = retainedBytes();
+  for (const file of files) await tracker.recordRead(file);
+  const total = retainedBytes() - before;
+  return {
+    paths: tracker.size,
+    total,
+    perPath: total / tracker.size,
+    pathLength: files[0]?.length ?? 0,
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Timing for benchmarks: several runs of a fixed number of operations, reported as the median
+ * time per operation with the fastest and slowest run beside it.
+ */
+import { cpus, totalmem } from "node:os";
+
+export interface Timing {
+  /** Microseconds per operation: median, fastest and slowest run. */
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  readonly runs: number;
+}
+
+export interface SampleOptions {
+  runs: number;
+  /** Operations per run. */
+  iterations: number;
+  /** Untimed operations first, so the JIT and the page cache are warm. */
+  warmup?: number;
+}
+
+export async function sample(
+  operation: (i: number) => Promise<unknown>,
+  options: SampleOptions,
+): Promise<Timing> {
+  for (let i = 0; i < (options.warmup ?? Math.min(100, options.iterations)); i++) {
+    await operation(i);
+  }
+  const perOp: number[] = [];
+  for (let run = 0; run < options.runs; run++) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < options.iterations; i++) await operation(i);
+    perOp.push(Number(process.hrtime.bigint() - start) / 1000 / options.iterations);
+  }
+  perOp.sort((a, b) => a - b);
+  return {
+    median: perOp[Math.floor(perOp.length / 2)] as number,
+    min: perOp[0] as number,
+    max: perOp[perOp.length - 1] as number,
+    runs: options.runs,
+  };
+}
+
+export function formatUs(us: number): string {
+  if (us >= 1000) return `${(us / 1000).toFixed(2)} ms`;
+  return `${us.toFixed(us < 10 ? 2 : 1)} µs`;
+}
+
+export function formatTiming(timing: Timing): string {
+  return `${formatUs(timing.median)} (${formatUs(timing.min)}–${formatUs(timing.max)})`;
+}
+
+export function machine(): string {
+  const cpu = cpus();
+  const gib = (totalmem() / 2 ** 30).toFixed(0);
+  return `${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${gib} GiB, Node.js ${process.version}, ${process.platform}`;
+}
