@@ -20,25 +20,40 @@ export interface SampleOptions {
   warmup?: number;
 }
 
-export async function sample(
-  operation: (i: number) => Promise<unknown>,
+/**
+ * Times each operation in `operations` over the same runs, interleaved (a, b, a, b, ...), so
+ * drift in the machine's speed lands on both sides of a ratio alike.
+ */
+export async function sample<K extends string>(
+  operations: Record<K, (i: number) => Promise<unknown>>,
   options: SampleOptions,
-): Promise<Timing> {
-  for (let i = 0; i < (options.warmup ?? Math.min(100, options.iterations)); i++) {
-    await operation(i);
+): Promise<Record<K, Timing>> {
+  const names = Object.keys(operations) as K[];
+  const perOp = new Map<K, number[]>(names.map((name) => [name, []]));
+  for (const name of names) {
+    for (let i = 0; i < (options.warmup ?? Math.min(100, options.iterations)); i++) {
+      await operations[name](i);
+    }
   }
-  const perOp: number[] = [];
   for (let run = 0; run < options.runs; run++) {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < options.iterations; i++) await operation(i);
-    perOp.push(Number(process.hrtime.bigint() - start) / 1000 / options.iterations);
+    for (const name of names) {
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < options.iterations; i++) await operations[name](i);
+      perOp.get(name)?.push(Number(process.hrtime.bigint() - start) / 1000 / options.iterations);
+    }
   }
-  perOp.sort((a, b) => a - b);
+  return Object.fromEntries(
+    names.map((name) => [name, summarize(perOp.get(name) ?? [])]),
+  ) as Record<K, Timing>;
+}
+
+function summarize(values: number[]): Timing {
+  const sorted = [...values].sort((a, b) => a - b);
   return {
-    median: perOp[Math.floor(perOp.length / 2)] as number,
-    min: perOp[0] as number,
-    max: perOp[perOp.length - 1] as number,
-    runs: options.runs,
+    median: sorted[Math.floor(sorted.length / 2)] as number,
+    min: sorted[0] as number,
+    max: sorted[sorted.length - 1] as number,
+    runs: sorted.length,
   };
 }
 
