@@ -16,6 +16,7 @@
  * - `IO_ERROR`: any other file-system failure.
  * - `INVALID_ARGUMENT`: an option or parameter is malformed.
  * - `ABORTED`: the caller's `AbortSignal` fired.
+ * - `DEADLOCK`: a call holding path locks asked for more (take them all in one call).
  */
 export type FreshfsErrorCode =
   | "NOT_READ"
@@ -25,7 +26,8 @@ export type FreshfsErrorCode =
   | "PERMISSION_DENIED"
   | "IO_ERROR"
   | "INVALID_ARGUMENT"
-  | "ABORTED";
+  | "ABORTED"
+  | "DEADLOCK";
 
 export interface FreshfsErrorOptions {
   /** The absolute path the error is about, when there is one. */

@@ -1,13 +1,16 @@
 /**
  * The read-before-write guard, rule by rule (issue 2; contract Part 1), on real files.
  */
-import { statSync } from "node:fs";
+import { once } from "node:events";
+import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { mkdir, rename, rm, symlink, unlink, utimes, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { join, relative } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { FileStateTracker, FreshfsError, type FreshfsErrorCode } from "../src/index.js";
 import { type FsSeam, nodeFs } from "../src/io/fs.js";
+import { staleMessage } from "../src/state/messages.js";
 import { coarseFs, countingFs, tempTree } from "./helpers/fs.js";
 
 async function rejectsWith(promise: Promise<unknown>, code: FreshfsErrorCode): Promise<string> {
@@ -96,7 +99,7 @@ describe("rule 2: the fast path", () => {
     reset();
     const verdict = await tracker.checkEdit(file);
     expect(verdict).toMatchObject({ state: "fresh", verifiedBy: "stat", warnings: [] });
-    expect(counts).toEqual({ stat: 1, open: 0, realpath: 0 });
+    expect(counts).toEqual({ stat: 1, open: 0, resolve: 0 });
   });
 
   it("costs one stat through a symlink spelling too", async () => {
@@ -109,7 +112,7 @@ describe("rule 2: the fast path", () => {
     await tracker.recordRead(viaLink);
     reset();
     expect((await tracker.checkEdit(viaLink)).verifiedBy).toBe("stat");
-    expect(counts).toEqual({ stat: 1, open: 0, realpath: 0 });
+    expect(counts).toEqual({ stat: 1, open: 0, resolve: 0 });
   });
 });
 
@@ -555,4 +558,200 @@ describe("bad input", () => {
     await rm(dir, { recursive: true });
     await rejectsWith(tracker.checkEdit(file), "STALE");
   });
+});
+
+describe("spellings that change what they point at", () => {
+  it("judges a symlink replaced by a regular file by the new file's own record", async () => {
+    const dir = await tempTree({ "k.txt": "X\n" });
+    const [k, l] = [join(dir, "k.txt"), join(dir, "l.txt")];
+    await symlink(k, l);
+    const tracker = new FileStateTracker();
+    await tracker.recordRead(l); // records k.txt, reached through l.txt
+    await unlink(l);
+    await unlink(k); // ext4 hands k's inode number to the next file
+    await writeFile(l, "Y\n");
+    await tracker.recordRead(l);
+    expect(tracker.latest(l)?.path).toBe(l);
+    await writeFile(l, "X\n");
+    await rejectsWith(tracker.checkEdit(l), "STALE");
+  });
+
+  it("applies the latest window of the new file, not the old target's full read", async () => {
+    const dir = await tempTree({ "k.txt": TEN_LINES });
+    const [k, l] = [join(dir, "k.txt"), join(dir, "l.txt")];
+    await symlink(k, l);
+    const tracker = new FileStateTracker();
+    await tracker.recordRead(l);
+    await unlink(l);
+    await rename(k, l); // the same inode, now under the link's name
+    await tracker.recordRead(l, { offset: 5, limit: 2 });
+    expect(tracker.latest(l)?.partial).toBe(true);
+    await rejectsWith(tracker.checkEdit(l), "NOT_READ");
+    tracker.forget(l);
+    expect(tracker.latest(l)).toBeUndefined();
+  });
+
+  it("resolves `..` after a symlink the way the kernel does", async () => {
+    const dir = await tempTree({ "proj/config.ts": "read\n", "other/config.ts": "never read\n" });
+    await mkdir(join(dir, "other", "sub"));
+    await symlink(join(dir, "other", "sub"), join(dir, "proj", "link"));
+    const spelled = `${dir}/proj/link/../config.ts`; // other/config.ts to the kernel
+    const tracker = new FileStateTracker();
+    await tracker.recordRead(join(dir, "proj", "config.ts"));
+    await rejectsWith(tracker.checkEdit(spelled), "NOT_READ");
+    expect((await tracker.recordRead(spelled)).path).toBe(join(dir, "other", "config.ts"));
+  });
+});
+
+describe("writers active during a check", () => {
+  /** A seam whose descriptors run `onStat(n)` right after the n-th fstat: real writes, timed. */
+  function duringStats(onStat: (n: number) => void): FsSeam {
+    return {
+      ...nodeFs,
+      open: async (path) => {
+        const handle = await nodeFs.open(path);
+        const stat = handle.stat.bind(handle);
+        const read = handle.read.bind(handle);
+        let n = 0;
+        return Object.assign(handle, {
+          stat: async (options: { bigint: true }) => {
+            const stats = await stat(options);
+            onStat(n++);
+            return stats;
+          },
+          read: (...args: Parameters<typeof read>) => {
+            reads++;
+            return read(...args);
+          },
+        });
+      },
+    };
+  }
+  let reads = 0;
+
+  it("reads a file that grows after its first fstat in full-size chunks", async () => {
+    const dir = await tempTree({ "out.bin": "" });
+    const file = join(dir, "out.bin");
+    let armed = true;
+    reads = 0;
+    const tracker = new FileStateTracker({
+      fs: duringStats(() => {
+        if (armed) appendFileSync(file, Buffer.alloc(1 << 20, 0x61));
+        armed = false;
+      }),
+    });
+    const entry = await tracker.recordRead(file);
+    expect(entry.size).toBe(1 << 20);
+    expect(reads).toBeLessThan(10);
+  });
+
+  it("calls a file that kept changing while it was hashed stale, even if the bytes looked equal", async () => {
+    const dir = await tempTree({ "a.txt": "original\n" });
+    const file = join(dir, "a.txt");
+    let writing = false;
+    const tracker = new FileStateTracker({
+      fs: duringStats((n) => {
+        if (!writing) return;
+        // A writer that rewrites the file and then appends, around every attempt.
+        if (n === 0) writeFileSync(file, "original\n");
+        else appendFileSync(file, "appended\n");
+      }),
+    });
+    await tracker.recordRead(file);
+    writing = true;
+    expect(await rejectsWith(tracker.checkEdit(file), "STALE")).toContain("kept writing");
+  });
+});
+
+describe("what a caller's text stands for", () => {
+  it("matches decoded text to the raw bytes it came from (BOM, CRLF, Latin-1)", async () => {
+    const dir = await tempTree({
+      "bom.ts": Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("const a = 1;\n")]),
+      "crlf.ts": "one\r\ntwo\r\n",
+      "latin1.txt": Buffer.from("café\n", "latin1"),
+    });
+    const tracker = new FileStateTracker();
+    const cases = [
+      ["bom.ts", new TextDecoder().decode(readFileSync(join(dir, "bom.ts")))],
+      ["crlf.ts", "one\ntwo\n"],
+      ["latin1.txt", "café\n"],
+    ] as const;
+    for (const [name, text] of cases) {
+      const file = join(dir, name);
+      await tracker.recordRead(file, { content: text });
+      expect((await tracker.checkEdit(file)).state, name).toBe("fresh");
+    }
+  });
+
+  it("counts lone carriage returns as line breaks, so a short window is partial", async () => {
+    const dir = await tempTree({ "mac.txt": "line 1\rline 2\rline 3\r" });
+    const entry = await new FileStateTracker().recordRead(join(dir, "mac.txt"), { limit: 1 });
+    expect(entry).toMatchObject({ lines: 3, partial: true });
+  });
+});
+
+describe("odd timestamps and odd files", () => {
+  it("keeps the one-stat fast path for a file whose mtime is set far in the future", async () => {
+    const dir = await tempTree({ "a.txt": "x\n" });
+    const file = join(dir, "a.txt");
+    const nextYear = new Date(Date.now() + 365 * 86_400_000);
+    await utimes(file, nextYear, nextYear);
+    await settle();
+    const tracker = new FileStateTracker(QUICK);
+    await tracker.recordRead(file);
+    expect((await tracker.checkEdit(file)).verifiedBy).toBe("stat");
+  });
+
+  it("writes a readable message for times beyond the calendar", () => {
+    const facts = {
+      path: "/x",
+      reason: "modified",
+      before: { mtimeNs: -1_500_000n, size: 1 },
+      after: { mtimeNs: 99_999_999_999_999n * 1_000_000_000n, size: 1 },
+      nowIs: undefined,
+    } as const;
+    const message = staleMessage(facts);
+    expect(message).toContain("1969-12-31T23:59:59.998500000Z →");
+    expect(message).toContain("ns since the epoch");
+  });
+
+  it("refuses to record a read of a socket", async () => {
+    const dir = await tempTree();
+    const socket = join(dir, "s.sock");
+    const server = createServer().listen(socket);
+    await once(server, "listening");
+    try {
+      await rejectsWith(new FileStateTracker().recordRead(socket), "NOT_A_FILE");
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe("forget and clear against reads in flight", () => {
+  for (const drop of ["forget", "clear"] as const) {
+    it(`a read that began before ${drop}() does not bring the record back`, async () => {
+      const dir = await tempTree({ "a.txt": "v1\n" });
+      const file = join(dir, "a.txt");
+      let slow = true;
+      const tracker = new FileStateTracker({
+        fs: {
+          ...nodeFs,
+          open: async (path) => {
+            if (slow) await sleep(50);
+            slow = false;
+            return nodeFs.open(path);
+          },
+        },
+      });
+      const inFlight = tracker.recordRead(file, { content: "v1\n" });
+      await sleep(10);
+      if (drop === "forget") tracker.forget(file);
+      else tracker.clear();
+      await inFlight;
+      await rejectsWith(tracker.checkEdit(file), "NOT_READ");
+      await tracker.recordRead(file);
+      expect((await tracker.checkEdit(file)).state).toBe("fresh");
+    });
+  }
 });

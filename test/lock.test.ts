@@ -1,7 +1,7 @@
 /**
  * The per-path lock the write path runs check → write → record under (issue 2).
  */
-import { symlink } from "node:fs/promises";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
@@ -129,5 +129,77 @@ describe("KeyedLock", () => {
     const error = await lock.run("k", () => 1, { signal: AbortSignal.abort() }).catch((e) => e);
     expect((error as FreshfsError).code).toBe("ABORTED");
     expect(lock.size).toBe(0);
+  });
+});
+
+describe("lock edge cases", () => {
+  it("keeps one key for a dangling symlink before and after its target is created", async () => {
+    const dir = await tempTree();
+    const link = join(dir, "link.txt");
+    await symlink(join(dir, "target.txt"), link);
+    let inside = 0;
+    let most = 0;
+    const section = (body: () => Promise<void>) => async () => {
+      most = Math.max(most, ++inside);
+      await body();
+      inside--;
+    };
+    const first = withPathLock(
+      link,
+      section(async () => {
+        await writeFile(link, "created through the link\n");
+        await sleep(30);
+      }),
+    );
+    await sleep(5);
+    const second = withPathLock(
+      link,
+      section(() => sleep(5)),
+    );
+    await Promise.all([first, second]);
+    expect(most).toBe(1);
+  });
+
+  it("shares one lock between a path and a spelling with `..` after a symlink", async () => {
+    const dir = await tempTree({ "other/config.ts": "x", "other/sub/.keep": "" });
+    await mkdir(join(dir, "proj"));
+    await symlink(join(dir, "other", "sub"), join(dir, "proj", "link"));
+    // The kernel resolves proj/link/.. to other/, so this is other/config.ts.
+    const spellings = [join(dir, "other", "config.ts"), `${dir}/proj/link/../config.ts`];
+    expect((await contend(40, spellings)).overlaps).toBe(0);
+  });
+
+  it("takes several paths in one call without deadlocking against the reverse order", async () => {
+    const dir = await tempTree({ "old.txt": "x" });
+    const [a, b] = [join(dir, "old.txt"), join(dir, "new.txt")];
+    let done = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        withPathLock(i % 2 === 0 ? [a, b] : [b, a], async () => {
+          await sleep(1);
+          done++;
+        }),
+      ),
+    );
+    expect(done).toBe(20);
+  });
+
+  it("refuses a lock taken inside another, instead of waiting forever", async () => {
+    const dir = await tempTree({ "a.txt": "x", "b.txt": "y" });
+    const [a, b] = [join(dir, "a.txt"), join(dir, "b.txt")];
+    for (const inner of [a, b]) {
+      const error = await withPathLock(a, () => withPathLock(inner, () => "never")).catch(
+        (thrown: unknown) => thrown,
+      );
+      expect((error as FreshfsError).code).toBe("DEADLOCK");
+    }
+    // Released cleanly: the path locks again at once.
+    await expect(withPathLock(a, () => "again")).resolves.toBe("again");
+  });
+
+  it("serves one path in the order the callers asked", async () => {
+    const dir = await tempTree({ "a.txt": "x" });
+    const { order } = await contend(50, [join(dir, "a.txt")]);
+    expect(order).toEqual(Array.from({ length: 50 }, (_, i) => i));
   });
 });

@@ -1,40 +1,68 @@
 /**
- * Canonical paths: absolute, symlinks resolved for the part of the path that exists. The guard
- * keys its records by these, the path lock keys its queues by these, and the scan cache will
- * key its listings by these. Depends on `io/fs` only.
+ * Canonical paths: absolute, with every symlink resolved, as the kernel would resolve them. The
+ * guard keys its records by these, the path lock keys its queues by these, and the scan cache
+ * will key its listings by these. Depends on `io/fs` and `errors`.
  *
  * No case folding: whether `A.txt` and `a.txt` are one file is the file system's answer
  * (realpath gives it where the file exists), never a guess from the OS name.
  */
-import { basename, dirname, join, resolve } from "node:path";
-import { isGone } from "../errors.js";
+import { basename, dirname, isAbsolute, join, sep } from "node:path";
+import { FreshfsError, isGone } from "../errors.js";
 import type { FsSeam } from "./fs.js";
 
 /**
- * The real path of `path`; when it does not exist (a file about to be created, or the old side
- * of a rename), the real path of its nearest existing ancestor with the rest re-appended.
+ * `path` made absolute without touching `..`: `link/..` is the parent of the link's target to
+ * the kernel, not the directory holding the link, so only realpath may resolve it.
  */
-export async function canonicalPath(path: string, fs: FsSeam): Promise<string> {
-  const absolute = resolve(path);
-  try {
-    return await fs.realpath(absolute);
-  } catch (error) {
-    if (!isGone(error)) throw error;
-    const parent = dirname(absolute);
-    if (parent === absolute) return absolute;
-    return join(await canonicalPath(parent, fs), basename(absolute));
+export function absolutePath(path: string): string {
+  if (typeof path !== "string" || path.length === 0) {
+    throw new FreshfsError(
+      "INVALID_ARGUMENT",
+      `A path must be a non-empty string, not ${JSON.stringify(path)}.`,
+    );
   }
+  if (path.includes("\0")) {
+    throw new FreshfsError(
+      "INVALID_ARGUMENT",
+      `A path cannot contain a NUL byte: ${JSON.stringify(path)}.`,
+    );
+  }
+  return isAbsolute(path) ? path : `${process.cwd()}${sep}${path}`;
 }
 
-/** Synchronous twin of `canonicalPath`, for the guard's synchronous lookups. */
-export function canonicalPathSync(path: string, fs: FsSeam): string {
-  const absolute = resolve(path);
+// Linux's MAXSYMLINKS: past this many links in one resolution, the kernel answers ELOOP too.
+const MAX_LINK_HOPS = 40;
+
+/**
+ * The real path of `path`. Where it does not exist (a file about to be created, the old side
+ * of a rename), the real path of its nearest existing ancestor with the rest re-appended, and
+ * a dangling symlink followed to where its target would be: that is where a write lands, so a
+ * lock or record taken before the target exists keeps its key after.
+ */
+export function canonicalPath(path: string, fs: FsSeam): string {
+  return resolveFrom(absolutePath(path), fs, { hops: 0 });
+}
+
+function resolveFrom(absolute: string, fs: FsSeam, budget: { hops: number }): string {
   try {
     return fs.realpathSync(absolute);
   } catch (error) {
     if (!isGone(error)) throw error;
-    const parent = dirname(absolute);
-    if (parent === absolute) return absolute;
-    return join(canonicalPathSync(parent, fs), basename(absolute));
   }
+  const parent = dirname(absolute);
+  if (parent === absolute) return absolute;
+  // The parent is real (no links, no `..`), so joining one name to it, even `..`, is exact.
+  const candidate = join(resolveFrom(parent, fs, budget), basename(absolute));
+  if (!fs.isSymlinkSync(candidate)) return candidate;
+  if (++budget.hops > MAX_LINK_HOPS) {
+    throw Object.assign(new Error(`too many levels of symbolic links: ${absolute}`), {
+      code: "ELOOP",
+    });
+  }
+  const target = fs.readlinkSync(candidate);
+  return resolveFrom(
+    isAbsolute(target) ? target : `${dirname(candidate)}${sep}${target}`,
+    fs,
+    budget,
+  );
 }

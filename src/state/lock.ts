@@ -3,6 +3,7 @@
  * the lock of the canonical path, so no other call on that file can slip in between (contract
  * 1.2). Depends on `io/` and `errors`.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { FreshfsError, fromFsError } from "../errors.js";
 import { nodeFs } from "../io/fs.js";
 import { canonicalPath } from "../io/paths.js";
@@ -15,17 +16,49 @@ export interface PathLockOptions {
 /**
  * FIFO mutual exclusion per key. Each key holds only the tail of its queue, and the entry is
  * dropped when the last holder releases, so idle keys cost nothing.
+ *
+ * Several keys are taken together, in sorted order, so two callers locking the same pair (a
+ * rename and its reverse) cannot deadlock. Taking a lock while holding one is refused with
+ * `DEADLOCK` rather than risked: nested, the same key waits forever, and two keys in opposite
+ * orders can.
  */
 export class KeyedLock {
   readonly #tails = new Map<string, Promise<void>>();
+  readonly #held = new AsyncLocalStorage<Set<string>>();
 
   /** Keys with a holder or waiters. */
   get size(): number {
     return this.#tails.size;
   }
 
-  async run<T>(key: string, fn: () => T | Promise<T>, options: PathLockOptions = {}): Promise<T> {
-    const { signal } = options;
+  async run<T>(
+    keys: string | readonly string[],
+    fn: () => T | Promise<T>,
+    options: PathLockOptions = {},
+  ): Promise<T> {
+    const sorted = [...new Set(typeof keys === "string" ? [keys] : keys)].sort();
+    const held = this.#held.getStore();
+    if (held && held.size > 0) {
+      throw new FreshfsError(
+        "DEADLOCK",
+        `This call already holds the lock of ${[...held].join(", ")}; take every path it needs in one call, since a lock taken inside another can wait forever.`,
+      );
+    }
+    const releases: (() => void)[] = [];
+    const holding = new Set<string>();
+    try {
+      for (const key of sorted) releases.push(await this.#acquire(key, options.signal));
+      for (const key of sorted) holding.add(key);
+      return await this.#held.run(holding, fn);
+    } finally {
+      // Emptied, so work that `fn` left running is not taken for a holder after release.
+      holding.clear();
+      for (const release of releases.reverse()) release();
+    }
+  }
+
+  /** Waits for `key`'s turn; resolves to the function that passes the turn on. */
+  async #acquire(key: string, signal: AbortSignal | undefined): Promise<() => void> {
     if (signal?.aborted) throw aborted();
     const previous = this.#tails.get(key);
     let release!: () => void;
@@ -47,11 +80,7 @@ export class KeyedLock {
         throw error;
       }
     }
-    try {
-      return await fn();
-    } finally {
-      releaseMine();
-    }
+    return releaseMine;
   }
 }
 
@@ -74,20 +103,23 @@ function aborted(): FreshfsError {
 const processLocks = new KeyedLock();
 
 /**
- * Runs `fn` while holding the process-wide lock of `path`'s canonical path (symlinks resolved,
- * so every spelling of one file shares one lock). Calls on one path run one at a time, queued in
- * the order their paths finished resolving; calls on different paths do not wait for each other.
+ * Runs `fn` while holding the process-wide locks of one or more paths, by canonical path
+ * (symlinks resolved, so every spelling of one file shares one lock; a path that does not exist
+ * yet locks where it would be created). Calls on one path run one at a time, in the order they
+ * asked; calls on different paths do not wait for each other. Pass both sides of a rename
+ * together: several paths are taken in a fixed order, so no two callers deadlock.
  */
 export async function withPathLock<T>(
-  path: string,
+  paths: string | readonly string[],
   fn: () => T | Promise<T>,
   options: PathLockOptions = {},
 ): Promise<T> {
-  let key: string;
-  try {
-    key = await canonicalPath(path, nodeFs);
-  } catch (error) {
-    throw fromFsError(error, "lock", path);
-  }
-  return processLocks.run(key, fn, options);
+  const keys = (typeof paths === "string" ? [paths] : paths).map((path) => {
+    try {
+      return canonicalPath(path, nodeFs);
+    } catch (error) {
+      throw fromFsError(error, "lock", path);
+    }
+  });
+  return processLocks.run(keys, fn, options);
 }

@@ -8,6 +8,8 @@
 export type StaleReason =
   /** The bytes differ from the ones that were read. */
   | "modified"
+  /** Another writer kept changing the file while it was being hashed. */
+  | "changing"
   /** The file is gone. */
   | "deleted"
   /** A directory, pipe or device now stands at the path. */
@@ -40,12 +42,19 @@ export interface PartialFacts {
   readonly lines: number | undefined;
 }
 
+const NS_PER_MS = 1_000_000n;
+
 function isoTime(ns: bigint): string {
-  const ms = ns / 1_000_000n;
-  const iso = new Date(Number(ms)).toISOString();
+  // Floor division, so that times before 1970 keep a non-negative sub-millisecond part.
+  let ms = ns / NS_PER_MS;
+  if (ns < 0n && ms * NS_PER_MS !== ns) ms -= 1n;
+  const date = new Date(Number(ms));
+  // Past Date's range (year 275760; tmpfs and Btrfs accept it) there is no calendar form.
+  if (Number.isNaN(date.getTime())) return `${ns} ns since the epoch`;
   // Same-millisecond rewrites are the common case the guard exists for: show the nanoseconds
   // so the two sides of an arrow do not look identical when they are not.
-  const sub = (ns % 1_000_000n).toString().padStart(6, "0");
+  const sub = (ns - ms * NS_PER_MS).toString().padStart(6, "0");
+  const iso = date.toISOString();
   return sub === "000000" ? iso : `${iso.slice(0, -1)}${sub}Z`;
 }
 
@@ -62,6 +71,8 @@ function reasonText(facts: StaleFacts): string {
   switch (facts.reason) {
     case "modified":
       return "content changed";
+    case "changing":
+      return "another process kept writing it while it was being checked";
     case "deleted":
       return "file deleted";
     case "replaced":

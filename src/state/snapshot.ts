@@ -70,13 +70,16 @@ export function mtimeNsOf(fingerprint: Fingerprint): bigint {
  * File timestamps come from a coarse kernel clock (a jiffy, or 2 s on FAT), so a same-size
  * rewrite landing in the granule of the last change leaves every stat field as it was: git's
  * "racy clean" problem. Such fingerprints are never trusted alone; the content hash decides.
- * ctime counts as a change too: it cannot be set back, so it dates a rewrite whose mtime was.
+ *
+ * A later rewrite stamps mtime and ctime with the time of that rewrite. It can only reproduce
+ * the recorded ctime if that ctime is recent (or in the future, on a skewed clock), and only
+ * reproduce the recorded mtime if that mtime is near now: an mtime set far into the past or
+ * future (`touch -d`, `cp -p`) cannot be hit by accident, so it does not make the file racy.
  */
 export function isRacy(fingerprint: Fingerprint, startedAtMs: number, windowMs: number): boolean {
-  const racyAfter = startedAtMs - windowMs;
+  const ctimeMs = toMs(fingerprint.ctimeSec, fingerprint.ctimeNsec);
   return (
-    mtimeMsOf(fingerprint) > racyAfter ||
-    toMs(fingerprint.ctimeSec, fingerprint.ctimeNsec) > racyAfter
+    ctimeMs > startedAtMs - windowMs || Math.abs(mtimeMsOf(fingerprint) - startedAtMs) < windowMs
   );
 }
 
@@ -94,22 +97,47 @@ export function hexDigest(digest: string): string {
   return Buffer.from(digest, DIGEST_ENCODING).toString("hex");
 }
 
-const NEWLINE = 0x0a;
+const LF = 0x0a;
+const CR = 0x0d;
+const CRLF = Buffer.from("\r\n");
 
-function countNewlines(buffer: Buffer): number {
+function countOf(buffer: Buffer, needle: number | Buffer): number {
+  const step = typeof needle === "number" ? 1 : needle.length;
   let count = 0;
-  for (let at = buffer.indexOf(NEWLINE); at !== -1; at = buffer.indexOf(NEWLINE, at + 1)) count++;
+  for (let at = buffer.indexOf(needle); at !== -1; at = buffer.indexOf(needle, at + step)) count++;
   return count;
 }
 
-/** Lines as a line-numbered reader shows them: a final line without `\n` still counts. */
-function linesOf(newlines: number, bytes: number, lastByte: number | undefined): number {
-  return bytes === 0 || lastByte === NEWLINE ? newlines : newlines + 1;
+/**
+ * Counts lines as the most generous reader would split them: at `\n`, `\r\n` and a lone `\r`.
+ * A window is "full" only if it covered this many lines, so a reader that splits differently
+ * can only be told to read again, never be trusted with lines it did not show.
+ */
+export class LineCounter {
+  #breaks = 0;
+  #bytes = 0;
+  #last: number | undefined;
+
+  push(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    const carriageReturns = countOf(chunk, CR);
+    let pairs = carriageReturns === 0 ? 0 : countOf(chunk, CRLF);
+    if (this.#last === CR && chunk[0] === LF) pairs++; // a CRLF split across two chunks
+    this.#breaks += countOf(chunk, LF) + carriageReturns - pairs;
+    this.#bytes += chunk.length;
+    this.#last = chunk[chunk.length - 1];
+  }
+
+  get lines(): number {
+    const ended = this.#bytes === 0 || this.#last === LF || this.#last === CR;
+    return ended ? this.#breaks : this.#breaks + 1;
+  }
 }
 
 export function countLines(bytes: Uint8Array): number {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return linesOf(countNewlines(buffer), buffer.length, buffer[buffer.length - 1]);
+  const counter = new LineCounter();
+  counter.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  return counter.lines;
 }
 
 export interface Snapshot {
@@ -161,35 +189,35 @@ async function readOnce(path: string, fs: FsSeam): Promise<Snapshot> {
       );
     }
     const hash = createHash("sha256");
-    const buffer = Buffer.allocUnsafe(Number(before.size < CHUNK ? before.size + 1n : CHUNK));
+    const lines = new LineCounter();
+    let buffer = Buffer.allocUnsafe(Number(before.size < CHUNK ? before.size + 1n : CHUNK));
     let total = 0;
-    let newlines = 0;
-    let lastByte: number | undefined;
     // Read to EOF rather than to the stat size: a file growing under us must not be cut short.
     // The buffer is one byte larger than the file, so a short read (EOF, for a regular file)
-    // ends a small file in one call.
+    // ends a small file in one call; a file that outgrows it gets full-size chunks.
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, total);
       const chunk = buffer.subarray(0, bytesRead);
       hash.update(chunk);
-      newlines += countNewlines(chunk);
-      if (bytesRead > 0) lastByte = chunk[bytesRead - 1];
+      lines.push(chunk);
       total += bytesRead;
       if (bytesRead < buffer.length) break;
+      if (buffer.length < CHUNK) buffer = Buffer.allocUnsafe(CHUNK);
     }
     const after = await handle.stat({ bigint: true });
     const fingerprint = fingerprintOf(after);
     return {
       fingerprint,
       hash: hash.digest(DIGEST_ENCODING),
-      lines: linesOf(newlines, total, lastByte),
+      lines: lines.lines,
       stable: sameFingerprint(fingerprintOf(before), fingerprint) && total === fingerprint.size,
       startedAtMs,
     };
   } catch (error) {
     throw fromFsError(error, "read", path);
   } finally {
-    await handle.close();
+    // A failed close cannot undo a read that completed; it must not replace the result.
+    await handle.close().catch(() => undefined);
   }
 }
 

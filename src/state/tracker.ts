@@ -7,10 +7,9 @@
  * grows to hundreds of MB in a long session (seed 000).
  */
 import type { BigIntStats } from "node:fs";
-import { resolve } from "node:path";
 import { FreshfsError, fromFsError, isGone } from "../errors.js";
 import { type FsSeam, nodeFs } from "../io/fs.js";
-import { canonicalPath, canonicalPathSync } from "../io/paths.js";
+import { absolutePath, canonicalPath } from "../io/paths.js";
 import {
   notReadMessage,
   type PartialFacts,
@@ -187,10 +186,6 @@ function lineNumber(value: number | undefined, name: string, fallback: number): 
   return value;
 }
 
-function toBytes(content: string | Uint8Array): Uint8Array {
-  return typeof content === "string" ? Buffer.from(content, "utf8") : content;
-}
-
 interface ReadRecord {
   readonly key: string;
   /** Order of the calls that recorded reads: a slow early read never replaces a later one. */
@@ -231,9 +226,13 @@ export class FileStateTracker {
   readonly #options: ResolvedOptions;
   /** Keyed by canonical path; insertion order is recency (least recently used first). */
   readonly #records = new Map<string, ReadRecord>();
-  /** Resolved spelling → canonical key, so the fast path needs no `realpath`. */
+  /** Absolute spelling → canonical key: a hint that lets the fast path skip `realpath`. */
   readonly #aliases = new Map<string, string>();
   #seq = 0;
+  /** Reads in flight, and the paths forgotten while they were: a late read must not undo it. */
+  #pending = 0;
+  readonly #forgotten = new Map<string, number>();
+  #clearedAt = 0;
 
   constructor(options: FileStateTrackerOptions = {}) {
     this.#options = resolveOptions(options);
@@ -259,7 +258,8 @@ export class FileStateTracker {
   /**
    * Records the result of a successful edit as a fresh full read, so a chain of edits does not
    * trip on its own writes (seed 000 `RecordEdit`; ChatCLI's forgetting would leave the next
-   * write unguarded).
+   * write unguarded). Pass the bytes written: without them, the file is read back, and a change
+   * another process made right after the write would be taken as yours.
    */
   async recordEdit(path: string, options: RecordEditOptions = {}): Promise<ReadEntry> {
     return this.#record(path, 1, 0, options.content);
@@ -280,24 +280,25 @@ export class FileStateTracker {
     ) {
       throw invalid(`lines must be 1-based with start <= end, not ${lines.start}-${lines.end}.`);
     }
-    const lexical = resolve(path);
+    const lexical = absolutePath(path);
     const probe = await this.#probe(lexical);
     let record = this.#lookup(lexical);
-    if (!record || (probe.kind === "file" && !isSameInode(record, probe.stats))) {
-      // The spelling now leads to another file (symlinks moved), or was never seen: resolve it.
+    // The alias is only a hint: unless the file is exactly the one recorded, resolve again,
+    // since symlinks may have moved and inode numbers are reused at once.
+    if (!record || !this.#passesFastPath(record, probe)) {
       let key: string;
       try {
-        key = await canonicalPath(lexical, this.#options.fs);
+        key = canonicalPath(lexical, this.#options.fs);
       } catch (error) {
         return this.#unchecked(lexical, lexical, error);
       }
       record = this.#records.get(key);
+      this.#noteSpelling(lexical, key);
       if (!record) {
         if (probe.kind === "gone") return verdict(key, "new-file", "none");
         if (this.#options.policy === "warn") return verdict(key, "not-read", "none");
         throw new FreshfsError("NOT_READ", notReadMessage(lexical), { path: lexical });
       }
-      if (key !== lexical) this.#addAlias(record, lexical);
     }
     this.#touch(record);
     return this.#decide(record, lexical, probe, lines);
@@ -305,20 +306,25 @@ export class FileStateTracker {
 
   /** The latest read of `path` across windows, or undefined. */
   latest(path: string): ReadEntry | undefined {
-    const record = this.#find(path);
+    const key = this.#keyOf(path);
+    const record = key === undefined ? undefined : this.#records.get(key);
     return record && entryOf(record);
   }
 
   /** Drops what is known of `path`: the next edit needs a new read. */
   forget(path: string): void {
-    const record = this.#find(path);
+    const key = this.#keyOf(path);
+    if (key === undefined) return;
+    const record = this.#records.get(key);
     if (record) this.#remove(record);
+    if (this.#pending > 0) this.#forgotten.set(key, this.#seq);
   }
 
   /** Drops every record. */
   clear(): void {
     this.#records.clear();
     this.#aliases.clear();
+    this.#clearedAt = this.#seq;
   }
 
   async #record(
@@ -327,35 +333,40 @@ export class FileStateTracker {
     limit: number,
     content: string | Uint8Array | undefined,
   ): Promise<ReadEntry> {
+    const lexical = absolutePath(path);
     const seq = ++this.#seq;
     const readAt = Date.now();
-    const lexical = resolve(path);
-    let key: string;
+    this.#pending++;
     try {
-      key = await canonicalPath(lexical, this.#options.fs);
-    } catch (error) {
-      throw fromFsError(error, "record a read of", lexical);
+      let key: string;
+      try {
+        key = canonicalPath(lexical, this.#options.fs);
+      } catch (error) {
+        throw fromFsError(error, "record a read of", lexical);
+      }
+      const seen =
+        content === undefined
+          ? await this.#observeFile(key)
+          : await this.#observeContent(key, content);
+      const partial = offset > 1 || (limit > 0 && (seen.lines === undefined || limit < seen.lines));
+      const record: ReadRecord = {
+        key,
+        seq,
+        offset,
+        limit,
+        partial,
+        lines: seen.lines,
+        readAt,
+        hash: seen.hash,
+        size: seen.size,
+        fingerprint: seen.fingerprint,
+        racy: seen.racy,
+        aliases: undefined,
+      };
+      return entryOf(this.#store(record, lexical));
+    } finally {
+      if (--this.#pending === 0) this.#forgotten.clear();
     }
-    const seen =
-      content === undefined
-        ? await this.#observeFile(key)
-        : await this.#observeContent(key, toBytes(content));
-    const partial = offset > 1 || (limit > 0 && (seen.lines === undefined || limit < seen.lines));
-    const record: ReadRecord = {
-      key,
-      seq,
-      offset,
-      limit,
-      partial,
-      lines: seen.lines,
-      readAt,
-      hash: seen.hash,
-      size: seen.size,
-      fingerprint: seen.fingerprint,
-      racy: seen.racy,
-      aliases: undefined,
-    };
-    return entryOf(this.#store(record, lexical));
   }
 
   /** The tracker reads the file itself: its snapshot is the record. */
@@ -366,23 +377,7 @@ export class FileStateTracker {
     } catch (error) {
       const code = error instanceof FreshfsError ? error.code : undefined;
       if (code !== "PERMISSION_DENIED" && code !== "IO_ERROR") throw error;
-      // The bytes cannot be read but the file is there: keep its stat data and mark the
-      // content unknown, which is never mistaken for empty (contract 1.2).
-      const startedAtMs = Date.now();
-      let stats: BigIntStats;
-      try {
-        stats = await this.#options.fs.stat(key);
-      } catch (statError) {
-        throw fromFsError(statError, "record a read of", key);
-      }
-      const fingerprint = fingerprintOf(stats);
-      return {
-        hash: undefined,
-        lines: undefined,
-        size: fingerprint.size,
-        fingerprint,
-        racy: this.#isRacy(fingerprint, startedAtMs),
-      };
+      return this.#observeStatOnly(key, error);
     }
     return {
       hash: snapshot.hash,
@@ -394,25 +389,63 @@ export class FileStateTracker {
   }
 
   /**
+   * The file is there but its bytes cannot be read: keep its stat data and mark the content
+   * unknown, which is never mistaken for empty (contract 1.2).
+   */
+  async #observeStatOnly(key: string, readError: unknown): Promise<Observation> {
+    const startedAtMs = Date.now();
+    let stats: BigIntStats;
+    try {
+      stats = await this.#options.fs.stat(key);
+    } catch (error) {
+      throw fromFsError(error, "record a read of", key);
+    }
+    if (!stats.isFile()) {
+      throw new FreshfsError(
+        "NOT_A_FILE",
+        `Cannot read ${key}: it is ${describeNonFile(stats)}, not a regular file.`,
+        { path: key, cause: readError },
+      );
+    }
+    const fingerprint = fingerprintOf(stats);
+    return {
+      hash: undefined,
+      lines: undefined,
+      size: fingerprint.size,
+      fingerprint,
+      racy: this.#isRacy(fingerprint, startedAtMs),
+    };
+  }
+
+  /**
    * The caller read the bytes at some earlier moment. Its stat data is trusted only when the
    * file, read again now, still has those bytes: otherwise a change between the caller's read
    * and this call would leave a fingerprint that vouches for bytes nobody saw.
    */
-  async #observeContent(key: string, bytes: Uint8Array): Promise<Observation> {
-    const hash = sha256(bytes);
+  async #observeContent(key: string, content: string | Uint8Array): Promise<Observation> {
     let snapshot: Snapshot | undefined;
     try {
       snapshot = await snapshotFile(key, this.#options.fs);
     } catch {
       snapshot = undefined;
     }
-    const trusted = snapshot?.stable === true && snapshot.hash === hash ? snapshot : undefined;
+    const candidates = typeof content === "string" ? encodingsOf(content) : [content];
+    if (snapshot?.stable && candidates.some((bytes) => sha256(bytes) === snapshot.hash)) {
+      return {
+        hash: snapshot.hash,
+        lines: snapshot.lines,
+        size: snapshot.fingerprint.size,
+        fingerprint: snapshot.fingerprint,
+        racy: this.#isRacy(snapshot.fingerprint, snapshot.startedAtMs),
+      };
+    }
+    const bytes = candidates[0] as Uint8Array;
     return {
-      hash,
+      hash: sha256(bytes),
       lines: countLines(bytes),
       size: bytes.byteLength,
-      fingerprint: trusted?.fingerprint,
-      racy: !trusted || this.#isRacy(trusted.fingerprint, trusted.startedAtMs),
+      fingerprint: undefined,
+      racy: true,
     };
   }
 
@@ -468,17 +501,22 @@ export class FileStateTracker {
     }
     let snapshot: Snapshot;
     try {
-      // The spelling the edit will write through, which leads to the recorded inode.
+      // Through the spelling the edit will write through.
       snapshot = await snapshotFile(shown, this.#options.fs);
     } catch (error) {
       const code = error instanceof FreshfsError ? error.code : undefined;
       if (code === "NOT_FOUND") return this.#stale(record, shown, "deleted", undefined, warnings);
-      if (code === "NOT_A_FILE")
+      if (code === "NOT_A_FILE") {
         return this.#stale(record, shown, "replaced", probe.stats, warnings);
+      }
       return this.#unchecked(record.key, shown, error, warnings);
     }
     if (snapshot.hash !== record.hash) {
       return this.#stale(record, shown, "modified", snapshot.fingerprint, warnings);
+    }
+    // Equal bytes read while the file kept moving may be a torn read: not proof of anything.
+    if (!snapshot.stable) {
+      return this.#stale(record, shown, "changing", snapshot.fingerprint, warnings);
     }
     this.#refresh(record, snapshot);
     return verdict(record.key, state, "hash", warnings);
@@ -495,7 +533,7 @@ export class FileStateTracker {
    * the next check of an untouched file is one `stat` again once it is out of the racy window.
    */
   #refresh(record: ReadRecord, snapshot: Snapshot): void {
-    if (!snapshot.stable || this.#records.get(record.key) !== record) return;
+    if (this.#records.get(record.key) !== record) return;
     record.fingerprint = snapshot.fingerprint;
     record.racy = this.#isRacy(snapshot.fingerprint, snapshot.startedAtMs);
   }
@@ -524,7 +562,7 @@ export class FileStateTracker {
     if (this.#options.policy === "strict") {
       throw new FreshfsError("STALE", staleMessage(facts), { path: shown });
     }
-    const verifiedBy = reason === "modified" ? "hash" : "stat";
+    const verifiedBy = reason === "modified" || reason === "changing" ? "hash" : "stat";
     return verdict(record.key, "stale", verifiedBy, [...warnings, staleWarning(facts)]);
   }
 
@@ -547,35 +585,37 @@ export class FileStateTracker {
     return this.#records.get(this.#aliases.get(lexical) ?? lexical);
   }
 
-  #find(path: string): ReadRecord | undefined {
-    const lexical = resolve(path);
-    const found = this.#lookup(lexical);
-    if (found) return found;
+  /** The canonical key of `path`, or undefined when it cannot be resolved. */
+  #keyOf(path: string): string | undefined {
     try {
-      return this.#records.get(canonicalPathSync(lexical, this.#options.fs));
+      return canonicalPath(path, this.#options.fs);
     } catch {
       return undefined;
     }
   }
 
   #store(record: ReadRecord, lexical: string): ReadRecord {
-    const existing = this.#records.get(record.key);
-    let kept = record;
-    if (existing && existing.seq > record.seq) {
-      kept = existing;
-    } else if (existing) {
-      record.aliases = existing.aliases;
-      this.#records.delete(record.key);
-      this.#records.set(record.key, record);
-    } else {
-      this.#records.set(record.key, record);
+    const { key } = record;
+    // A read that began before a forget() or clear() of its path must not bring it back.
+    if (record.seq <= this.#clearedAt || record.seq <= (this.#forgotten.get(key) ?? 0)) {
+      return record;
     }
-    if (lexical !== record.key) this.#addAlias(kept, lexical);
+    const existing = this.#records.get(key);
+    if (existing && existing.seq > record.seq) {
+      this.#noteSpelling(lexical, key);
+      return existing;
+    }
+    if (existing) {
+      record.aliases = existing.aliases;
+      this.#records.delete(key);
+    }
+    this.#records.set(key, record);
+    this.#noteSpelling(lexical, key);
     for (const oldest of this.#records.values()) {
       if (this.#records.size <= this.#options.maxEntries) break;
       this.#remove(oldest);
     }
-    return kept;
+    return record;
   }
 
   #touch(record: ReadRecord): void {
@@ -584,9 +624,15 @@ export class FileStateTracker {
     this.#records.set(record.key, record);
   }
 
-  #addAlias(record: ReadRecord, lexical: string): void {
-    if (this.#aliases.get(lexical) === record.key) return;
-    this.#aliases.set(lexical, record.key);
+  /** `lexical` was just resolved to `key`: keep the alias hint true to that. */
+  #noteSpelling(lexical: string, key: string): void {
+    const record = this.#records.get(key);
+    if (lexical === key || !record) {
+      this.#aliases.delete(lexical);
+      return;
+    }
+    if (this.#aliases.get(lexical) === key) return;
+    this.#aliases.set(lexical, key);
     const aliases = [...(record.aliases ?? []), lexical];
     while (aliases.length > MAX_ALIASES) this.#dropAlias(record, aliases.shift() as string);
     record.aliases = aliases;
@@ -602,9 +648,36 @@ export class FileStateTracker {
   }
 }
 
-function isSameInode(record: ReadRecord, stats: BigIntStats): boolean {
-  const known = record.fingerprint;
-  return known !== undefined && known.ino === Number(stats.ino) && known.dev === Number(stats.dev);
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * The raw bytes a caller's decoded string may have come from: UTF-8 with or without a byte
+ * order mark (decoders drop it), with line ends as given or as CRLF (readers that normalize
+ * them), or Latin-1. Raw bytes are what the guard compares (contract 1.2); these forms spare
+ * a caller that only kept the text a false STALE. The first form is the text as UTF-8.
+ */
+function encodingsOf(text: string): Uint8Array[] {
+  const forms = [text];
+  if (text.includes("\n") && !text.includes("\r")) forms.push(text.replaceAll("\n", "\r\n"));
+  const encoded: Uint8Array[] = [];
+  for (const form of forms) {
+    const utf8 = Buffer.from(form, "utf8");
+    encoded.push(utf8);
+    if (!form.startsWith("\uFEFF")) encoded.push(Buffer.concat([UTF8_BOM, utf8]));
+  }
+  if (isLatin1Beyond7Bit(text)) encoded.push(Buffer.from(text, "latin1"));
+  return encoded;
+}
+
+/** Latin-1 differs from UTF-8 only for U+0080..U+00FF, and cannot encode anything above. */
+function isLatin1Beyond7Bit(text: string): boolean {
+  let beyond = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 0xff) return false;
+    if (code >= 0x80) beyond = true;
+  }
+  return beyond;
 }
 
 function verdict(

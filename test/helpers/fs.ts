@@ -32,12 +32,13 @@ export async function tempTree(tree: Tree = {}): Promise<string> {
 export interface Counts {
   stat: number;
   open: number;
-  realpath: number;
+  /** Path resolution calls: realpath, lstat, readlink. */
+  resolve: number;
 }
 
 /** The real seam, with every call counted. */
 export function countingFs(inner: FsSeam = nodeFs): { fs: FsSeam; counts: Counts; reset(): void } {
-  const counts: Counts = { stat: 0, open: 0, realpath: 0 };
+  const counts: Counts = { stat: 0, open: 0, resolve: 0 };
   const fs: FsSeam = {
     stat: (path) => {
       counts.stat++;
@@ -47,19 +48,23 @@ export function countingFs(inner: FsSeam = nodeFs): { fs: FsSeam; counts: Counts
       counts.open++;
       return inner.open(path);
     },
-    realpath: (path) => {
-      counts.realpath++;
-      return inner.realpath(path);
-    },
     realpathSync: (path) => {
-      counts.realpath++;
+      counts.resolve++;
       return inner.realpathSync(path);
+    },
+    readlinkSync: (path) => {
+      counts.resolve++;
+      return inner.readlinkSync(path);
+    },
+    isSymlinkSync: (path) => {
+      counts.resolve++;
+      return inner.isSymlinkSync(path);
     },
   };
   const reset = () => {
     counts.stat = 0;
     counts.open = 0;
-    counts.realpath = 0;
+    counts.resolve = 0;
   };
   return { fs, counts, reset };
 }
