@@ -75,15 +75,17 @@ export interface RecordReadOptions {
   /** Number of lines shown; 0 means to the end. @default 0 */
   limit?: number | undefined;
   /**
-   * The whole file's bytes exactly as the caller read them (a string is taken as UTF-8), even
-   * when only a window was shown. With it, the record describes what the caller saw, even if
-   * the file changed a moment later. Without it, the tracker reads the file itself.
+   * The whole file as the caller read it, even when only a window was shown: its bytes, or the
+   * text decoded from them (UTF-8 with or without BOM, CRLF shown as LF, or Latin-1 are
+   * recognized; for anything else, or a lossy decode, pass the bytes). With it, the record
+   * describes what the caller saw, even if the file changed a moment later. Without it, the
+   * tracker reads the file itself.
    */
   content?: string | Uint8Array | undefined;
 }
 
 export interface RecordEditOptions {
-  /** The bytes just written (a string is taken as UTF-8). Without it, the file is read. */
+  /** The bytes just written (or their text, as for `recordRead`). Without it, the file is read. */
   content?: string | Uint8Array | undefined;
 }
 
