@@ -508,9 +508,7 @@ export class FileStateTracker {
     } catch (error) {
       const code = error instanceof FreshfsError ? error.code : undefined;
       if (code === "NOT_FOUND") return this.#stale(record, shown, "deleted", undefined, warnings);
-      if (code === "NOT_A_FILE") {
-        return this.#stale(record, shown, "replaced", probe.stats, warnings);
-      }
+      if (code === "NOT_A_FILE") return this.#stale(record, shown, "replaced", undefined, warnings);
       return this.#unchecked(record.key, shown, error, warnings);
     }
     if (snapshot.hash !== record.hash) {
