@@ -12,6 +12,7 @@
  * - `STALE`: the file changed on disk (or vanished) since it was last read.
  * - `NOT_FOUND`: the path does not exist.
  * - `NOT_A_FILE`: a directory (or a pipe, socket or device) was given where a file is needed.
+ * - `NOT_A_DIRECTORY`: a file was given where a directory is needed.
  * - `PERMISSION_DENIED`: the operating system refused access.
  * - `IO_ERROR`: any other file-system failure.
  * - `INVALID_ARGUMENT`: an option or parameter is malformed.
@@ -23,6 +24,7 @@ export type FreshfsErrorCode =
   | "STALE"
   | "NOT_FOUND"
   | "NOT_A_FILE"
+  | "NOT_A_DIRECTORY"
   | "PERMISSION_DENIED"
   | "IO_ERROR"
   | "INVALID_ARGUMENT"

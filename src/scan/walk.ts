@@ -1,0 +1,286 @@
+/**
+ * The walker: one pass over a tree that agrees with git about what is ignored (contract 2.3).
+ * Depends on `scan/ignore`, `io` and `errors`; the scan cache is its only caller.
+ *
+ * Deterministic (depth first, siblings sorted by name, so the listing is sorted by path as
+ * `rg --sort path` sorts), never follows symlinks, never enters `.git`, lists `node_modules`
+ * unless an ignore rule says otherwise. I/O is synchronous in slices of at most SLICE_MS that
+ * yield to the event loop: `readdirSync` is several times cheaper than its promise twin per
+ * call, and the slices keep an autocomplete responsive while a large tree is walked.
+ */
+import { type Dirent, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
+import { nodeFs } from "../io/fs.js";
+import { absolutePath, canonicalPath } from "../io/paths.js";
+import { byteForm, isAscii, type PatternProblem } from "./ignore/pattern.js";
+import { IgnoreStack, loadRepository, type Repository } from "./ignore/stack.js";
+
+export type EntryType = "file" | "dir" | "symlink";
+
+/**
+ * One entry of a listing. `mtimeMs` is read with `lstat` the first time it is asked for and
+ * kept: only sorting by modification time needs it, and an `lstat` per entry would triple
+ * the cost of a walk (14 ms → 49 ms for 18k entries on the benchmark corpus).
+ */
+export class ScanEntry {
+  /** Relative to the scan root, `/`-separated. */
+  readonly path: string;
+  readonly type: EntryType;
+  readonly #root: string;
+  #mtimeMs: number | undefined;
+
+  constructor(root: string, path: string, type: EntryType) {
+    this.#root = root;
+    this.path = path;
+    this.type = type;
+  }
+
+  /** Modification time from `lstat` (of the link itself for a symlink); 0 if it has vanished. */
+  get mtimeMs(): number {
+    if (this.#mtimeMs === undefined) {
+      this.#mtimeMs =
+        lstatSync(join(this.#root, this.path), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    }
+    return this.#mtimeMs;
+  }
+
+  toJSON(): { path: string; type: EntryType; mtimeMs: number } {
+    return { path: this.path, type: this.type, mtimeMs: this.mtimeMs };
+  }
+}
+
+export interface ScanWarning {
+  /** Absolute path of what was skipped or could not be used. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface WalkProgress {
+  readonly entries: number;
+  readonly directories: number;
+  readonly elapsedMs: number;
+}
+
+export interface WalkOptions {
+  readonly includeHidden: boolean;
+  readonly useGitignore: boolean;
+  readonly signal?: AbortSignal | undefined;
+  /** Called between slices of a walk that takes longer than one. */
+  readonly onProgress?: ((progress: WalkProgress) => void) | undefined;
+  /** Where git's configuration is found (HOME, XDG_CONFIG_HOME, GIT_CONFIG_*). */
+  readonly env?: NodeJS.ProcessEnv | undefined;
+}
+
+export interface Listing {
+  /** The canonical root that was walked. */
+  readonly root: string;
+  readonly entries: readonly ScanEntry[];
+  readonly warnings: readonly ScanWarning[];
+}
+
+/** How long the walker may hold the event loop before it yields. */
+const SLICE_MS = 10;
+
+/**
+ * Resolves a search root as the contract says (2.3): relative to the cwd, must be an existing
+ * directory, canonicalized. Throws `NOT_FOUND` or `NOT_A_DIRECTORY` naming the path.
+ */
+export function resolveScanRoot(root: string): string {
+  const absolute = absolutePath(root);
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(absolute).isDirectory();
+  } catch (error) {
+    throw fromFsError(error, "search", absolute);
+  }
+  if (!isDirectory) {
+    throw new FreshfsError(
+      "NOT_A_DIRECTORY",
+      `Cannot search ${absolute}: it is a file, not a directory.`,
+      { path: absolute },
+    );
+  }
+  try {
+    return canonicalPath(absolute, nodeFs);
+  } catch (error) {
+    throw fromFsError(error, "search", absolute);
+  }
+}
+
+interface OpenDirectory {
+  readonly absolute: string;
+  /** Relative to the root; "" for the root. */
+  readonly rel: string;
+  /** `rel` in byte form, for ignore matching. */
+  readonly relBytes: string;
+  readonly entries: Dirent[];
+  readonly ignore: IgnoreStack | undefined;
+  /** No rule can match below here: skip matching. */
+  readonly unfiltered: boolean;
+  next: number;
+}
+
+function byName(a: Dirent, b: Dirent): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function typeOf(dirent: Dirent): EntryType | undefined {
+  if (dirent.isSymbolicLink()) return "symlink";
+  if (dirent.isDirectory()) return "dir";
+  if (dirent.isFile()) return "file";
+  return undefined; // pipes, sockets, devices: nothing to list
+}
+
+/** Walks `root` (a canonical directory, from `resolveScanRoot`). */
+export async function walkTree(root: string, options: WalkOptions): Promise<Listing> {
+  const env = options.env ?? process.env;
+  const started = performance.now();
+  const entries: ScanEntry[] = [];
+  const warnings: ScanWarning[] = [];
+  const problems: PatternProblem[] = [];
+  let directories = 0;
+
+  const open = (
+    absolute: string,
+    rel: string,
+    relBytes: string,
+    parent: IgnoreStack | undefined,
+  ): OpenDirectory | undefined => {
+    let dirents: Dirent[];
+    try {
+      dirents = readdirSync(absolute, { withFileTypes: true });
+    } catch (error) {
+      if (rel === "") throw fromFsError(error, "search", absolute);
+      warnings.push({ path: absolute, message: unreadableDirectory(errnoOf(error)) });
+      return undefined;
+    }
+    directories++;
+    dirents = dirents.filter((dirent) => validName(dirent, absolute, warnings));
+    dirents.sort(byName);
+    let ignore = parent;
+    if (parent) {
+      const has = (name: string) => dirents.some((dirent) => dirent.name === name);
+      const nested: Repository | undefined =
+        rel !== "" && has(".git") ? loadRepository(absolute, env, problems) : undefined;
+      ignore = parent.child(
+        relBytes,
+        {
+          ignore: has(".ignore") ? readIgnore(join(absolute, ".ignore"), warnings) : undefined,
+          gitignore: has(".gitignore")
+            ? readIgnore(join(absolute, ".gitignore"), warnings)
+            : undefined,
+        },
+        nested,
+        problems,
+        absolute,
+      );
+    }
+    return {
+      absolute,
+      rel,
+      relBytes,
+      entries: dirents,
+      ignore,
+      unfiltered: !ignore || ignore.empty,
+      next: 0,
+    };
+  };
+
+  const top = options.useGitignore ? IgnoreStack.forRoot(root, env, problems) : undefined;
+  const first = open(root, "", "", top);
+  const stack: OpenDirectory[] = first ? [first] : [];
+  let sliceStart = performance.now();
+  let sinceCheck = 0;
+  while (stack.length > 0) {
+    if (++sinceCheck >= 256) {
+      sinceCheck = 0;
+      if (performance.now() - sliceStart >= SLICE_MS) {
+        options.onProgress?.({
+          entries: entries.length,
+          directories,
+          elapsedMs: performance.now() - started,
+        });
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      if (options.signal?.aborted) throw aborted(root);
+    }
+    const dir = stack[stack.length - 1] as OpenDirectory;
+    const dirent = dir.entries[dir.next++];
+    if (dirent === undefined) {
+      stack.pop();
+      continue;
+    }
+    const name = dirent.name;
+    // `.git` is always pruned: a directory in a repository, a "gitdir:" file in a work tree.
+    if (name === ".git" || (!options.includeHidden && name.charCodeAt(0) === 0x2e)) continue;
+    const type = typeOf(dirent);
+    if (type === undefined) continue;
+    const rel = dir.rel === "" ? name : `${dir.rel}/${name}`;
+    let relBytes = "";
+    if (!dir.unfiltered) {
+      const nameBytes = isAscii(name) ? name : byteForm(name);
+      relBytes = dir.relBytes === "" ? nameBytes : `${dir.relBytes}/${nameBytes}`;
+      const rule = (dir.ignore as IgnoreStack).match(relBytes, nameBytes, type === "dir");
+      if (rule && !rule.negated) continue;
+    }
+    entries.push(new ScanEntry(root, rel, type));
+    if (type === "dir") {
+      const absolute = `${dir.absolute}/${name}`;
+      const child = open(absolute, rel, dir.unfiltered ? byteForm(rel) : relBytes, dir.ignore);
+      if (child) stack.push(child);
+    }
+  }
+  if (options.signal?.aborted) throw aborted(root);
+  for (const problem of problems) {
+    warnings.push({
+      path: problem.source,
+      message: `line ${problem.line}: ${JSON.stringify(problem.pattern)} ${problem.message}`,
+    });
+  }
+  return { root, entries, warnings };
+}
+
+function aborted(root: string): FreshfsError {
+  return new FreshfsError("ABORTED", `The walk of ${root} was aborted.`, { path: root });
+}
+
+function unreadableDirectory(errno: string | undefined): string {
+  if (errno === "ENOENT") return "skipped: the directory vanished during the walk";
+  if (errno === "ENOTDIR") return "skipped: no longer a directory";
+  if (errno === "EACCES" || errno === "EPERM") return `skipped: permission denied (${errno})`;
+  return `skipped: cannot read the directory (${errno ?? "unknown error"})`;
+}
+
+function readIgnore(path: string, warnings: ScanWarning[]): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    // A directory or a dangling link named .gitignore has nothing to say; only report the rest.
+    const errno = errnoOf(error);
+    if (errno !== "EISDIR" && errno !== "ENOENT") {
+      warnings.push({ path, message: `ignore file not read (${errno ?? String(error)})` });
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Node decodes names as UTF-8, replacing invalid bytes with U+FFFD; such a name does not lead
+ * back to its file. Those are skipped and reported; a name that really contains U+FFFD is kept.
+ */
+function validName(dirent: Dirent, dir: string, warnings: ScanWarning[]): boolean {
+  if (!dirent.name.includes("\uFFFD")) return true;
+  const raw = readdirSync(dir, { encoding: "buffer" }).some((bytes) =>
+    Buffer.from(bytes.toString("utf8"), "utf8").equals(bytes)
+      ? false
+      : bytes.toString("utf8") === dirent.name,
+  );
+  if (!raw) return true;
+  warnings.push({
+    path: `${dir}/${dirent.name}`,
+    message: "skipped: the name is not valid UTF-8",
+  });
+  return false;
+}
