@@ -3,6 +3,22 @@
  * exported here is internal.
  */
 export { FreshfsError, type FreshfsErrorCode } from "./errors.js";
+export {
+  configureScanCache,
+  type ForceRescanOptions,
+  forceRescan,
+  getOrScan,
+  invalidateFsScanAfterDelete,
+  invalidateFsScanAfterRename,
+  invalidateFsScanAfterWrite,
+  invalidateFsScanCache,
+  type ScanCachePolicy,
+  type ScanOptions,
+  type ScanPolicy,
+  type ScanResult,
+  scanCachePolicy,
+} from "./scan/cache.js";
+export type { EntryType, ScanEntry, ScanWarning, WalkProgress } from "./scan/walk.js";
 export { type PathLockOptions, withPathLock } from "./state/lock.js";
 export {
   type CheckEditOptions,

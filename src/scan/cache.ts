@@ -1,0 +1,411 @@
+/**
+ * The shared scan cache (contract Part 2; seed 003): full listings of walked trees, keyed by
+ * (canonical root, includeHidden, useGitignore), that glob, fuzzy find and grep read instead of
+ * walking again. Depends on `scan/walk`, `io` and `errors`.
+ *
+ * Beyond the seed: the TTL counts from the end of a scan; concurrent requests for one key share
+ * one walk; a walk overlapped by an invalidation of its tree is not stored (nor joined by later
+ * callers); listings are bounded by count and by an estimate of their bytes.
+ */
+import { FreshfsError } from "../errors.js";
+import { nodeFs } from "../io/fs.js";
+import { absolutePath, canonicalPath } from "../io/paths.js";
+import {
+  type Listing,
+  resolveScanRoot,
+  type ScanEntry,
+  type ScanWarning,
+  type WalkProgress,
+  walkTree,
+} from "./walk.js";
+
+export interface ScanPolicy {
+  /** List entries whose name starts with a dot (`.git` is never listed). @default false */
+  includeHidden?: boolean | undefined;
+  /** Apply `.gitignore`, `.git/info/exclude`, the global excludes file and `.ignore`. @default true */
+  useGitignore?: boolean | undefined;
+}
+
+export interface ScanOptions {
+  /** Stops waiting; the walk itself stops when no caller is left waiting for it. */
+  signal?: AbortSignal | undefined;
+  /** Called between slices of a long walk. */
+  onProgress?: ((progress: WalkProgress) => void) | undefined;
+}
+
+export interface ForceRescanOptions extends ScanOptions {
+  /** Put the new listing in the cache. @default false */
+  store?: boolean | undefined;
+}
+
+export interface ScanResult {
+  /** The canonical root the listing is of. */
+  readonly root: string;
+  /** Sorted by path; shared with other callers, so never to be modified. */
+  readonly entries: readonly ScanEntry[];
+  /** Milliseconds since the listing's walk ended; 0 for a listing walked for this call. */
+  readonly cacheAgeMs: number;
+  /** Directories that could not be read, ignore lines that can never match, and the like. */
+  readonly warnings: readonly ScanWarning[];
+}
+
+/** The cache's global policy (contract 2.4): environment variables, or `configureScanCache`. */
+export interface ScanCachePolicy {
+  /** Listing lifetime; 0 bypasses the cache (always walk, never store). `FS_SCAN_CACHE_TTL_MS`. @default 1000 */
+  readonly ttlMs: number;
+  /** Age after which an empty filtered result is worth one forced rescan. `FS_SCAN_EMPTY_RECHECK_MS`. @default 200 */
+  readonly emptyRecheckMs: number;
+  /** Most listings kept; the oldest created goes first. `FS_SCAN_CACHE_MAX_ENTRIES`. @default 16 */
+  readonly maxEntries: number;
+  /** Estimated bytes of all listings kept. `FS_SCAN_CACHE_MAX_BYTES`. @default 67108864 (64 MiB) */
+  readonly maxBytes: number;
+}
+
+const DEFAULT_POLICY: ScanCachePolicy = {
+  ttlMs: 1000,
+  emptyRecheckMs: 200,
+  maxEntries: 16,
+  maxBytes: 64 * 1024 * 1024,
+};
+
+const ENV_NAMES: Record<keyof ScanCachePolicy, string> = {
+  ttlMs: "FS_SCAN_CACHE_TTL_MS",
+  emptyRecheckMs: "FS_SCAN_EMPTY_RECHECK_MS",
+  maxEntries: "FS_SCAN_CACHE_MAX_ENTRIES",
+  maxBytes: "FS_SCAN_CACHE_MAX_BYTES",
+};
+
+// Measured heap of a ScanEntry and its array slot, beside the path's characters.
+const ENTRY_BYTES = 64;
+
+interface Stored {
+  readonly key: string;
+  readonly listing: Listing;
+  /** Monotonic clock at the end of the walk: the TTL counts from here. */
+  readonly createdAt: number;
+  readonly bytes: number;
+  /** Order in which walks started: an older walk never replaces a newer listing. */
+  readonly walk: number;
+}
+
+interface Flight {
+  readonly promise: Promise<Listing>;
+  readonly controller: AbortController;
+  readonly listeners: Set<(progress: WalkProgress) => void>;
+  waiters: number;
+}
+
+function keyOf(root: string, includeHidden: boolean, useGitignore: boolean): string {
+  return `${includeHidden ? "h" : "-"}${useGitignore ? "g" : "-"}${root}`;
+}
+
+/** Component-wise: `/a/b` is within `/a` and `/a/b`, not within `/a/bc`. */
+function isWithin(path: string, dir: string): boolean {
+  if (path === dir) return true;
+  return path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+}
+
+function related(root: string, target: string): boolean {
+  return isWithin(target, root) || isWithin(root, target);
+}
+
+function aborted(): FreshfsError {
+  return new FreshfsError("ABORTED", "The scan was aborted.");
+}
+
+export class ScanCache {
+  readonly #listings = new Map<string, Stored>();
+  readonly #flights = new Map<string, Flight>();
+  /** Invalidations that walks still in progress must hear about. */
+  readonly #invalidations: { readonly seq: number; readonly path: string | undefined }[] = [];
+  #seq = 0;
+  #walks = 0;
+  #active = 0;
+  #bytes = 0;
+  #configured: Partial<ScanCachePolicy> | undefined;
+  readonly #warned = new Set<string>();
+
+  /** Sets the policy in code instead of the environment; `undefined` goes back to it. */
+  configure(policy: Partial<ScanCachePolicy> | undefined): void {
+    if (policy) {
+      for (const [name, value] of Object.entries(policy)) {
+        if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+          throw new FreshfsError(
+            "INVALID_ARGUMENT",
+            `${name} must be a whole number >= 0, not ${String(value)}.`,
+          );
+        }
+      }
+    }
+    this.#configured = policy;
+    this.#evict();
+  }
+
+  /** The policy in force: configured, else from the environment (invalid values: defaults). */
+  policy(): ScanCachePolicy {
+    const out = { ...DEFAULT_POLICY };
+    for (const name of Object.keys(DEFAULT_POLICY) as (keyof ScanCachePolicy)[]) {
+      const configured = this.#configured?.[name];
+      if (configured !== undefined) {
+        out[name] = configured;
+        continue;
+      }
+      const raw = process.env[ENV_NAMES[name]];
+      if (raw === undefined || raw.trim() === "") continue;
+      const value = Number(raw.trim());
+      if (Number.isSafeInteger(value) && value >= 0) out[name] = value;
+      else this.#warnOnce(ENV_NAMES[name], raw, DEFAULT_POLICY[name]);
+    }
+    return out;
+  }
+
+  #warnOnce(variable: string, raw: string, fallback: number): void {
+    const key = `${variable}=${raw}`;
+    if (this.#warned.has(key)) return;
+    this.#warned.add(key);
+    process.emitWarning(
+      `${variable}=${JSON.stringify(raw)} is not a whole number >= 0; using the default, ${fallback}.`,
+      { code: "FRESHFS_INVALID_ENV" },
+    );
+  }
+
+  /**
+   * The listing of `root` under `policy`: the cached one while younger than the TTL, else a
+   * new walk (shared with concurrent callers of the same key), stored for the next caller.
+   */
+  async getOrScan(
+    root: string,
+    policy: ScanPolicy = {},
+    options: ScanOptions = {},
+  ): Promise<ScanResult> {
+    const { canonical, includeHidden, useGitignore } = resolvePolicy(root, policy);
+    const key = keyOf(canonical, includeHidden, useGitignore);
+    const { ttlMs } = this.policy();
+    if (ttlMs > 0) {
+      const stored = this.#listings.get(key);
+      if (stored) {
+        const age = performance.now() - stored.createdAt;
+        if (age < ttlMs) return resultOf(stored.listing, age);
+        this.#drop(stored);
+      }
+    }
+    const flight =
+      (ttlMs > 0 ? this.#flights.get(key) : undefined) ??
+      this.#start(key, canonical, includeHidden, useGitignore, ttlMs > 0);
+    return resultOf(await this.#join(flight, options), 0);
+  }
+
+  /** A new walk of `root`, whatever the cache holds; stored only with `store: true`. */
+  async forceRescan(
+    root: string,
+    policy: ScanPolicy = {},
+    options: ForceRescanOptions = {},
+  ): Promise<ScanResult> {
+    const { canonical, includeHidden, useGitignore } = resolvePolicy(root, policy);
+    const key = keyOf(canonical, includeHidden, useGitignore);
+    const store = options.store === true && this.policy().ttlMs > 0;
+    const flight = this.#start(key, canonical, includeHidden, useGitignore, store);
+    return resultOf(await this.#join(flight, options), 0);
+  }
+
+  /**
+   * Drops every listing whose root is `path`, an ancestor of it, or inside it (a renamed or
+   * deleted directory can hold cached roots); without a path, every listing. Walks in progress
+   * over those trees are neither stored nor joined afterwards.
+   */
+  invalidate(path?: string): void {
+    const seq = ++this.#seq;
+    const target = path === undefined ? undefined : canonicalTarget(path);
+    for (const stored of [...this.#listings.values()]) {
+      if (target === undefined || related(stored.listing.root, target)) this.#drop(stored);
+    }
+    for (const [key, flight] of [...this.#flights]) {
+      if (target === undefined || related(rootOfKey(key), target)) {
+        if (this.#flights.get(key) === flight) this.#flights.delete(key);
+      }
+    }
+    if (this.#active > 0) this.#invalidations.push({ seq, path: target });
+  }
+
+  /** Number of listings held, and their estimated bytes. */
+  get stats(): { listings: number; bytes: number } {
+    return { listings: this.#listings.size, bytes: this.#bytes };
+  }
+
+  #start(
+    key: string,
+    root: string,
+    includeHidden: boolean,
+    useGitignore: boolean,
+    store: boolean,
+  ): Flight {
+    const startSeq = this.#seq;
+    const walk = ++this.#walks;
+    const controller = new AbortController();
+    const listeners = new Set<(progress: WalkProgress) => void>();
+    this.#active++;
+    const promise = walkTree(root, {
+      includeHidden,
+      useGitignore,
+      signal: controller.signal,
+      onProgress: (progress) => {
+        for (const listener of listeners) listener(progress);
+      },
+    }).finally(() => {
+      this.#active--;
+      if (this.#flights.get(key) === flight) this.#flights.delete(key);
+    });
+    const flight: Flight = { promise, controller, listeners, waiters: 0 };
+    if (store) {
+      this.#flights.set(key, flight);
+      promise.then(
+        (listing) => {
+          if (!this.#invalidatedSince(startSeq, root)) this.#store(key, listing, walk);
+          if (this.#active === 0) this.#invalidations.length = 0;
+        },
+        () => undefined,
+      );
+    }
+    return flight;
+  }
+
+  async #join(flight: Flight, options: ScanOptions): Promise<Listing> {
+    const { signal, onProgress } = options;
+    if (signal?.aborted) throw aborted();
+    flight.waiters++;
+    if (onProgress) flight.listeners.add(onProgress);
+    try {
+      if (!signal) return await flight.promise;
+      return await new Promise<Listing>((resolve, reject) => {
+        const onAbort = () => reject(aborted());
+        signal.addEventListener("abort", onAbort, { once: true });
+        flight.promise
+          .then(resolve, reject)
+          .finally(() => signal.removeEventListener("abort", onAbort));
+      });
+    } finally {
+      if (onProgress) flight.listeners.delete(onProgress);
+      // The last caller to stop waiting stops the walk; while one waits, it goes on.
+      if (--flight.waiters === 0 && signal?.aborted) flight.controller.abort();
+    }
+  }
+
+  #invalidatedSince(seq: number, root: string): boolean {
+    return this.#invalidations.some(
+      (event) => event.seq > seq && (event.path === undefined || related(root, event.path)),
+    );
+  }
+
+  #store(key: string, listing: Listing, walk: number): void {
+    const existing = this.#listings.get(key);
+    if (existing && existing.walk > walk) return;
+    let bytes = 0;
+    for (const entry of listing.entries) bytes += ENTRY_BYTES + entry.path.length;
+    if (existing) this.#drop(existing);
+    if (bytes > this.policy().maxBytes) return;
+    this.#listings.set(key, { key, listing, createdAt: performance.now(), bytes, walk });
+    this.#bytes += bytes;
+    this.#evict();
+  }
+
+  #evict(): void {
+    const { maxEntries, maxBytes } = this.policy();
+    // Map order is creation order: the first listing is the oldest.
+    for (const stored of this.#listings.values()) {
+      if (this.#listings.size <= maxEntries && this.#bytes <= maxBytes) break;
+      this.#drop(stored);
+    }
+  }
+
+  #drop(stored: Stored): void {
+    if (this.#listings.get(stored.key) !== stored) return;
+    this.#listings.delete(stored.key);
+    this.#bytes -= stored.bytes;
+  }
+}
+
+function rootOfKey(key: string): string {
+  return key.slice(2);
+}
+
+function resolvePolicy(root: string, policy: ScanPolicy) {
+  return {
+    canonical: resolveScanRoot(root),
+    includeHidden: policy.includeHidden ?? false,
+    useGitignore: policy.useGitignore ?? true,
+  };
+}
+
+/** Relative → against the cwd; canonical, through the parent when the target is gone. */
+function canonicalTarget(path: string): string {
+  try {
+    return canonicalPath(path, nodeFs);
+  } catch {
+    return absolutePath(path);
+  }
+}
+
+function resultOf(listing: Listing, cacheAgeMs: number): ScanResult {
+  return {
+    root: listing.root,
+    entries: listing.entries,
+    cacheAgeMs,
+    warnings: listing.warnings,
+  };
+}
+
+/** The process-wide cache that glob, fuzzy find and grep share. */
+const shared = new ScanCache();
+
+/** The listing of `root`: cached within the TTL, else walked (once for concurrent callers). */
+export function getOrScan(
+  root: string,
+  policy: ScanPolicy = {},
+  options: ScanOptions = {},
+): Promise<ScanResult> {
+  return shared.getOrScan(root, policy, options);
+}
+
+/** A new walk of `root`; stored in the cache only with `{ store: true }`. */
+export function forceRescan(
+  root: string,
+  policy: ScanPolicy = {},
+  options: ForceRescanOptions = {},
+): Promise<ScanResult> {
+  return shared.forceRescan(root, policy, options);
+}
+
+/**
+ * Drops cached listings whose root is `path`, an ancestor of it or inside it; all of them
+ * without a path. Relative paths resolve against the cwd; a path that no longer exists is
+ * resolved through its parent.
+ */
+export function invalidateFsScanCache(path?: string): void {
+  shared.invalidate(path);
+}
+
+/** Call after every successful write or create of `path`. */
+export function invalidateFsScanAfterWrite(path: string): void {
+  shared.invalidate(path);
+}
+
+/** Call after every successful delete of `path`. */
+export function invalidateFsScanAfterDelete(path: string): void {
+  shared.invalidate(path);
+}
+
+/** Call after every successful rename: both sides are invalidated when they differ. */
+export function invalidateFsScanAfterRename(oldPath: string, newPath: string): void {
+  shared.invalidate(oldPath);
+  if (newPath !== oldPath) shared.invalidate(newPath);
+}
+
+/** Sets the cache policy in code, instead of the environment; `undefined` returns to it. */
+export function configureScanCache(policy: Partial<ScanCachePolicy> | undefined): void {
+  shared.configure(policy);
+}
+
+/** The cache policy in force. */
+export function scanCachePolicy(): ScanCachePolicy {
+  return shared.policy();
+}
