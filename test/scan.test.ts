@@ -1,0 +1,327 @@
+/**
+ * The walker, through the public scan API (issue 3; contract 2.3). Every listing test runs
+ * twice: cold (a forced walk that is not stored) and through the cache (a stored walk, then a
+ * hit that must return the very same listing).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeEach, describe, expect, it } from "vitest";
+import {
+  configureScanCache,
+  FreshfsError,
+  type FreshfsErrorCode,
+  forceRescan,
+  getOrScan,
+  invalidateFsScanCache,
+  type ScanPolicy,
+  type ScanResult,
+} from "../src/index.js";
+import { tempTree } from "./helpers/fs.js";
+
+/** git with the user's configuration kept out, so the tests see only what they set up. */
+function isolatedEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    GIT_CONFIG_NOSYSTEM: "1",
+  };
+}
+
+function gitInit(dir: string): void {
+  execFileSync("git", ["init", "-q", dir], { env: isolatedEnv(dir) });
+}
+
+const MODES = {
+  cold: (root: string, policy: ScanPolicy) => forceRescan(root, policy),
+  cached: async (root: string, policy: ScanPolicy) => {
+    const walked = await getOrScan(root, policy);
+    const hit = await getOrScan(root, policy);
+    expect(hit.entries).toBe(walked.entries);
+    return hit;
+  },
+} as const;
+
+beforeEach(() => {
+  invalidateFsScanCache();
+  configureScanCache({ ttlMs: 60_000 });
+});
+
+function paths(result: ScanResult, type?: "file" | "dir" | "symlink"): string[] {
+  return result.entries.filter((entry) => !type || entry.type === type).map((entry) => entry.path);
+}
+
+describe.each(Object.entries(MODES))("listing (%s)", (_mode, scan) => {
+  it("lists files, directories and symlinks sorted by path, never following links", async () => {
+    const root = await tempTree({
+      "b.txt": "b",
+      "a/z.txt": "z",
+      "a/b/c.txt": "c",
+      "a-b.txt": "ab",
+      "target/inside.txt": "x",
+    });
+    symlinkSync(join(root, "target"), join(root, "link"));
+    const result = await scan(root, {});
+    expect(result.entries.map((e) => [e.path, e.type])).toEqual([
+      ["a", "dir"],
+      ["a/b", "dir"],
+      ["a/b/c.txt", "file"],
+      ["a/z.txt", "file"],
+      ["a-b.txt", "file"],
+      ["b.txt", "file"],
+      ["link", "symlink"],
+      ["target", "dir"],
+      ["target/inside.txt", "file"],
+    ]);
+    expect(result.root).toBe(root);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it("reports mtime from lstat", async () => {
+    const root = await tempTree({ "a.txt": "a" });
+    symlinkSync("missing-target", join(root, "dangling"));
+    const result = await scan(root, {});
+    const { lstatSync } = await import("node:fs");
+    for (const entry of result.entries) {
+      expect(entry.mtimeMs).toBe(lstatSync(join(root, entry.path)).mtimeMs);
+    }
+    expect(JSON.parse(JSON.stringify(result.entries[0]))).toMatchObject({
+      path: "a.txt",
+      type: "file",
+    });
+  });
+
+  it("never lists or enters .git, and hides dot entries unless asked", async () => {
+    const root = await tempTree({
+      ".env": "x",
+      ".config/a.json": "{}",
+      "src/.hidden.ts": "",
+      "src/a.ts": "",
+    });
+    gitInit(root);
+    writeFileSync(join(root, "src", ".git"), "gitdir: ../.git\n"); // a work tree's .git file
+    expect(paths(await scan(root, {}))).toEqual(["src", "src/a.ts"]);
+    expect(paths(await scan(root, { includeHidden: true }))).toEqual([
+      ".config",
+      ".config/a.json",
+      ".env",
+      "src",
+      "src/.hidden.ts",
+      "src/a.ts",
+    ]);
+  });
+
+  it("lists node_modules unless an ignore rule drops it", async () => {
+    const root = await tempTree({ "node_modules/pkg/index.js": "", "src/a.ts": "" });
+    expect(paths(await scan(root, {}), "file")).toEqual(["node_modules/pkg/index.js", "src/a.ts"]);
+    gitInit(root);
+    writeFileSync(join(root, ".gitignore"), "node_modules/\n");
+    expect(paths(await forceRescan(root), "file")).toEqual(["src/a.ts"]);
+  });
+
+  it("applies .gitignore only inside a repository, and .ignore anywhere", async () => {
+    const root = await tempTree({
+      ".gitignore": "*.log\n",
+      ".ignore": "*.tmp\n",
+      "a.log": "",
+      "a.tmp": "",
+      "a.txt": "",
+    });
+    expect(paths(await scan(root, {}), "file")).toEqual(["a.log", "a.txt"]);
+    gitInit(root);
+    expect(paths(await forceRescan(root), "file")).toEqual(["a.txt"]);
+    expect(paths(await forceRescan(root, { useGitignore: false }), "file")).toEqual([
+      "a.log",
+      "a.tmp",
+      "a.txt",
+    ]);
+  });
+
+  it("applies the ignore files of parent directories up to the repository root", async () => {
+    const repo = await tempTree({
+      ".gitignore": "/packages/app/dist/\n*.gen.ts\n",
+      "packages/.gitignore": "secret.txt\n",
+      "packages/app/src/a.ts": "",
+      "packages/app/src/a.gen.ts": "",
+      "packages/app/secret.txt": "",
+      "packages/app/dist/out.js": "",
+    });
+    gitInit(repo);
+    const result = await scan(join(repo, "packages", "app"), {});
+    expect(paths(result, "file")).toEqual(["src/a.ts"]);
+  });
+
+  it("reads .git/info/exclude and the global excludes file", async () => {
+    const root = await tempTree({ "a.local": "", "a.global": "", "a.xdg": "", "a.txt": "" });
+    gitInit(root);
+    writeFileSync(join(root, ".git", "info", "exclude"), "*.local\n");
+    const home = await tempTree({ ".config/git/ignore": "*.xdg\n", "custom-ignore": "*.global\n" });
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, isolatedEnv(home));
+      expect(paths(await forceRescan(root), "file")).toEqual(["a.global", "a.txt"]);
+      // core.excludesFile replaces the default ~/.config/git/ignore.
+      writeFileSync(join(home, ".gitconfig"), `[core]\n\texcludesFile = ~/custom-ignore\n`);
+      expect(paths(await forceRescan(root), "file")).toEqual(["a.txt", "a.xdg"]);
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it("treats a nested repository as its own: the outer .gitignore stops at its top", async () => {
+    const root = await tempTree({
+      ".gitignore": "*.out\n",
+      "inner/.gitignore": "*.in\n",
+      "inner/a.out": "",
+      "inner/a.in": "",
+      "a.out": "",
+      "a.in": "",
+    });
+    gitInit(root);
+    gitInit(join(root, "inner"));
+    expect(paths(await scan(root, {}), "file")).toEqual(["a.in", "inner/a.out"]);
+  });
+
+  it("reports an ignore line that can never match, and still walks", async () => {
+    const root = await tempTree({ ".gitignore": "[unclosed\n*.log\n", "a.log": "", "a.txt": "" });
+    gitInit(root);
+    const result = await scan(root, {});
+    expect(paths(result, "file")).toEqual(["a.txt"]);
+    expect(result.warnings).toHaveLength(1);
+    expect(result.warnings[0]?.path).toBe(join(root, ".gitignore"));
+    expect(result.warnings[0]?.message).toContain('line 1: "[unclosed" never matches');
+  });
+
+  it("skips and reports a name that is not valid UTF-8", async () => {
+    const root = await tempTree({ "ok.txt": "" });
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]),
+      "",
+    );
+    writeFileSync(join(root, "real-\uFFFD.txt"), "");
+    const result = await scan(root, {});
+    expect(paths(result)).toEqual(["ok.txt", "real-\uFFFD.txt"]);
+    expect(result.warnings).toHaveLength(1);
+    expect(result.warnings[0]?.message).toContain("not valid UTF-8");
+  });
+});
+
+async function rejectsWith(promise: Promise<unknown>, code: FreshfsErrorCode): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(FreshfsError);
+  expect((error as FreshfsError).code).toBe(code);
+  return (error as FreshfsError).message;
+}
+
+describe("bad roots", () => {
+  it("refuses a root that does not exist, or is a file, naming it", async () => {
+    const root = await tempTree({ "file.txt": "" });
+    expect(await rejectsWith(getOrScan(join(root, "missing")), "NOT_FOUND")).toContain(
+      join(root, "missing"),
+    );
+    expect(await rejectsWith(forceRescan(join(root, "file.txt")), "NOT_A_DIRECTORY")).toContain(
+      join(root, "file.txt"),
+    );
+  });
+
+  it("resolves a relative root against the cwd and canonicalizes it", async () => {
+    const root = await tempTree({ "real/a.txt": "" });
+    symlinkSync(join(root, "real"), join(root, "alias"));
+    const { relative } = await import("node:path");
+    const result = await getOrScan(relative(process.cwd(), join(root, "alias")));
+    expect(result.root).toBe(join(root, "real"));
+    expect(paths(result)).toEqual(["a.txt"]);
+  });
+});
+
+describe("a walk under load", () => {
+  /** 100 directories of 300 files: a walk of several slices. */
+  async function largeTree(): Promise<string> {
+    const root = await tempTree();
+    for (let d = 0; d < 100; d++) {
+      mkdirSync(join(root, `d${d}`));
+      for (let f = 0; f < 300; f++) writeFileSync(join(root, `d${d}`, `f${f}.txt`), "");
+    }
+    return root;
+  }
+
+  it("yields to the event loop and reports progress on a large tree", async () => {
+    const root = await largeTree();
+    let ticks = 0;
+    let walking = true;
+    const tick = () => {
+      ticks++;
+      if (walking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    let progressCalls = 0;
+    const result = await forceRescan(root, {}, { onProgress: () => progressCalls++ });
+    walking = false;
+    expect(result.entries).toHaveLength(30_100);
+    expect(ticks).toBeGreaterThan(1);
+    expect(progressCalls).toBeGreaterThan(0);
+
+    const controller = new AbortController();
+    const walk = forceRescan(
+      root,
+      {},
+      { signal: controller.signal, onProgress: () => controller.abort() },
+    );
+    expect(await rejectsWith(walk, "ABORTED")).toContain("aborted");
+    await rejectsWith(forceRescan(root, {}, { signal: AbortSignal.abort() }), "ABORTED");
+  });
+});
+
+const asNobody = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "true"]);
+const canDropPrivileges = process.getuid?.() === 0 && asNobody.status === 0;
+
+describe.skipIf(!canDropPrivileges)("permissions (as an unprivileged user)", () => {
+  // Root reads every directory, so these run the built library in a child process as nobody.
+  function runAsNobody(script: string): { stdout: string; stderr: string; status: number | null } {
+    const entry = new URL("../dist/index.js", import.meta.url).href;
+    const run = spawnSync(
+      "setpriv",
+      [
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        process.execPath,
+        "--input-type=module",
+        "-e",
+        script.replace("ENTRY", entry),
+      ],
+      { encoding: "utf8" },
+    );
+    return { stdout: run.stdout, stderr: run.stderr, status: run.status };
+  }
+
+  it("reports an unreadable directory as a warning and lists the rest", async () => {
+    const root = await tempTree({ "open/a.txt": "", "closed/b.txt": "" });
+    for (const dir of [root, join(root, "open")]) chmodSync(dir, 0o755);
+    chmodSync(join(root, "closed"), 0o000);
+    const run = runAsNobody(
+      `import { forceRescan } from "ENTRY"; const r = await forceRescan(${JSON.stringify(root)}); console.log(JSON.stringify({ paths: r.entries.map((e) => e.path), warnings: r.warnings }));`,
+    );
+    chmodSync(join(root, "closed"), 0o755);
+    expect(run.stderr).toBe("");
+    const out = JSON.parse(run.stdout);
+    expect(out.paths).toEqual(["closed", "open", "open/a.txt"]);
+    expect(out.warnings).toEqual([
+      { path: join(root, "closed"), message: "skipped: permission denied (EACCES)" },
+    ]);
+  });
+
+  it("refuses an unreadable root with PERMISSION_DENIED", async () => {
+    const root = await tempTree({ "a.txt": "" });
+    chmodSync(root, 0o711);
+    const run = runAsNobody(
+      `import { forceRescan } from "ENTRY"; try { await forceRescan(${JSON.stringify(root)}); } catch (e) { console.log(e.code, e.message); }`,
+    );
+    expect(run.stdout).toContain("PERMISSION_DENIED");
+    expect(run.stdout).toContain(root);
+  });
+});
