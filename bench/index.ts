@@ -5,9 +5,11 @@
 import { parseArgs } from "node:util";
 import { benchGuard } from "./guard.js";
 import { machine } from "./lib/measure.js";
+import { benchScan } from "./scan.js";
 
 const SUITES = {
   guard: benchGuard,
+  scan: benchScan,
 } as const;
 
 const { values, positionals } = parseArgs({

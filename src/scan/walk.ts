@@ -112,6 +112,8 @@ interface OpenDirectory {
   readonly absolute: string;
   /** Relative to the root; "" for the root. */
   readonly rel: string;
+  /** `rel` and a slash, or "" for the root: shared by every child's path. */
+  readonly prefix: string;
   /** `rel` in byte form, for ignore matching. */
   readonly relBytes: string;
   readonly entries: Dirent[];
@@ -179,6 +181,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     return {
       absolute,
       rel,
+      prefix: rel === "" ? "" : `${rel}/`,
       relBytes,
       entries: dirents,
       ignore,
@@ -217,11 +220,16 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     if (name === ".git" || (!options.includeHidden && name.charCodeAt(0) === 0x2e)) continue;
     const type = typeOf(dirent);
     if (type === undefined) continue;
-    const rel = dir.rel === "" ? name : `${dir.rel}/${name}`;
-    let relBytes = "";
+    // join() builds a flat string, where `+` builds a rope over the prefix and the name: the
+    // same heap at first, but a rope grows by a flat copy the first time a regex reads it.
+    const rel = [dir.prefix, name].join("");
+    let relBytes = rel;
     if (!dir.unfiltered) {
-      const nameBytes = isAscii(name) ? name : byteForm(name);
-      relBytes = dir.relBytes === "" ? nameBytes : `${dir.relBytes}/${nameBytes}`;
+      const ascii = isAscii(name);
+      const nameBytes = ascii ? name : byteForm(name);
+      if (!ascii || dir.relBytes !== dir.rel) {
+        relBytes = dir.relBytes === "" ? nameBytes : `${dir.relBytes}/${nameBytes}`;
+      }
       const rule = (dir.ignore as IgnoreStack).match(relBytes, nameBytes, type === "dir");
       if (rule && !rule.negated) continue;
     }
