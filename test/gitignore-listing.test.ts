@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { forceRescan, invalidateFsScanCache } from "../src/index.js";
 import { tempTree } from "./helpers/fs.js";
+import { isolatedGitEnv } from "./helpers/git.js";
 
 const IGNORE_FILES: Record<string, string> = {
   ".gitignore": [
@@ -85,12 +86,7 @@ function git(cwd: string, home: string, ...args: string[]): string {
     cwd,
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
-    env: {
-      ...process.env,
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, ".config"),
-      GIT_CONFIG_NOSYSTEM: "1",
-    },
+    env: isolatedGitEnv(home),
   });
 }
 
@@ -121,12 +117,7 @@ describe("listing against git ls-files", () => {
 
     const ours = await (async () => {
       const saved = process.env;
-      process.env = {
-        ...saved,
-        HOME: home,
-        XDG_CONFIG_HOME: join(home, ".config"),
-        GIT_CONFIG_NOSYSTEM: "1",
-      };
+      process.env = isolatedGitEnv(home);
       try {
         return await forceRescan(root, { includeHidden: true });
       } finally {

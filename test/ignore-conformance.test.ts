@@ -5,8 +5,7 @@
  * case-folding rows), and checks that our verdict, the deciding line and its pattern are git's.
  * The compiler decides one path at a time, so "our verdict" applies git's other rule here: a path
  * under an ignored directory is ignored, whatever its own match. Each row's `expected` is
- * checked against git too, so the table reads as a record of git's behaviour; a row marked
- * `knownBug` is a disagreement not yet fixed in src/, and runs as `it.fails` until it is.
+ * checked against git too, so the table reads as a record of git's behaviour.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -31,8 +30,6 @@ interface Case {
   readonly expected: boolean;
   /** Run git with `core.ignorecase=true`, compile with `{ ignoreCase: true }`. */
   readonly ignoreCase?: boolean;
-  /** We disagree with git here: the case runs as `it.fails` until src/ is fixed. */
-  readonly knownBug?: boolean;
 }
 
 const CASES: readonly Case[] = [
@@ -395,7 +392,6 @@ const CASES: readonly Case[] = [
     gitignore: "a**/b\n",
     path: "a/x/b",
     expected: true,
-    knownBug: true,
   },
   { name: "a**/b matches a/b", gitignore: "a**/b\n", path: "a/b", expected: true },
   {
@@ -403,14 +399,12 @@ const CASES: readonly Case[] = [
     gitignore: "a**/b\n",
     path: "ab",
     expected: true,
-    knownBug: true,
   },
   {
     name: "x/y**/z crosses / (x/y/q/z): the literal prefix is x/y",
     gitignore: "x/y**/z\n",
     path: "x/y/q/z",
     expected: true,
-    knownBug: true,
   },
   {
     name: "?a**/b does not cross / (xa/y/b): no literal prefix to strip",
@@ -794,7 +788,6 @@ const CASES: readonly Case[] = [
     path: "b.md",
     expected: true,
     ignoreCase: true,
-    knownBug: true,
   },
   {
     name: "ignoreCase: [a-c].md matches B.md",
@@ -802,7 +795,6 @@ const CASES: readonly Case[] = [
     path: "B.md",
     expected: true,
     ignoreCase: true,
-    knownBug: true,
   },
   {
     name: "ignoreCase: [abc].txt matches B.txt",
@@ -810,7 +802,6 @@ const CASES: readonly Case[] = [
     path: "B.txt",
     expected: true,
     ignoreCase: true,
-    knownBug: true,
   },
   {
     name: "ignoreCase: [!a].txt does not match A.txt",
@@ -825,7 +816,6 @@ const CASES: readonly Case[] = [
     path: "B.txt",
     expected: true,
     ignoreCase: true,
-    knownBug: true,
   },
   {
     name: "ignoreCase: [A].txt does not match a.txt (git folds the text, not the member)",
@@ -847,7 +837,6 @@ const CASES: readonly Case[] = [
     path: "a].txt",
     expected: false,
     ignoreCase: true,
-    knownBug: true,
   },
   {
     name: "ignoreCase: [[:lower:]].txt matches A.txt",
@@ -992,8 +981,7 @@ describe("ignore patterns against git check-ignore", () => {
   });
 
   for (const c of CASES) {
-    const test = c.knownBug ? it.fails : it;
-    test(c.name, () => {
+    it(c.name, () => {
       const file = IgnoreFile.compile(
         Buffer.from(c.gitignore, "utf8"),
         ".gitignore",

@@ -18,19 +18,10 @@ import {
   type ScanResult,
 } from "../src/index.js";
 import { tempTree } from "./helpers/fs.js";
-
-/** git with the user's configuration kept out, so the tests see only what they set up. */
-function isolatedEnv(home: string): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
-    GIT_CONFIG_NOSYSTEM: "1",
-  };
-}
+import { isolatedGitEnv } from "./helpers/git.js";
 
 function gitInit(dir: string): void {
-  execFileSync("git", ["init", "-q", dir], { env: isolatedEnv(dir) });
+  execFileSync("git", ["init", "-q", dir], { env: isolatedGitEnv(dir) });
 }
 
 const MODES = {
@@ -159,7 +150,7 @@ describe.each(Object.entries(MODES))("listing (%s)", (_mode, scan) => {
     const home = await tempTree({ ".config/git/ignore": "*.xdg\n", "custom-ignore": "*.global\n" });
     const saved = { ...process.env };
     try {
-      Object.assign(process.env, isolatedEnv(home));
+      process.env = isolatedGitEnv(home);
       expect(paths(await forceRescan(root), "file")).toEqual(["a.global", "a.txt"]);
       // core.excludesFile replaces the default ~/.config/git/ignore.
       writeFileSync(join(home, ".gitconfig"), `[core]\n\texcludesFile = ~/custom-ignore\n`);

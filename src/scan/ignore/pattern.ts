@@ -81,6 +81,16 @@ function literalChar(c: string, ignoreCase: boolean): string {
   return escapeChar(c);
 }
 
+/**
+ * A single character inside a bracket expression. Folding, wildmatch lowers the text but not
+ * the member: a lower-case letter matches both cases, an upper-case one nothing.
+ */
+function classMember(c: string, ignoreCase: boolean): string {
+  if (!ignoreCase) return escapeChar(c);
+  if (/[A-Z]/.test(c)) return "";
+  return /[a-z]/.test(c) ? `${c}${c.toUpperCase()}` : escapeChar(c);
+}
+
 const POSIX_CLASSES: Record<string, string> = {
   alnum: "a-zA-Z0-9",
   alpha: "a-zA-Z",
@@ -119,7 +129,7 @@ function bracket(body: string, start: number, ignoreCase: boolean): [string, num
       j++;
       if (j >= body.length) throw new Abort("unclosed [");
       c = body[j] as string;
-      members.push(literalChar(c, ignoreCase));
+      members.push(classMember(c, ignoreCase));
       previous = c;
       j++;
       continue;
@@ -162,7 +172,7 @@ function bracket(body: string, start: number, ignoreCase: boolean): [string, num
       j = k + 1;
       continue;
     }
-    members.push(literalChar(c, ignoreCase));
+    members.push(classMember(c, ignoreCase));
     previous = c;
     j++;
   }
@@ -226,6 +236,21 @@ function translate(body: string, pathname: boolean, ignoreCase: boolean): string
     }
   }
   return out;
+}
+
+/**
+ * The regex source of a pattern. With a slash, git compares the pattern's literal head (up to
+ * the first special character) as a string and hands only the rest to wildmatch, for which
+ * that rest starts a pattern: in `a**` followed by `/b`, the stars begin the rest, so they form
+ * a whole segment and cross directories.
+ */
+function pathRegex(body: string, pathname: boolean, ignoreCase: boolean): string {
+  if (!pathname) return translate(body, false, ignoreCase);
+  const special = body.search(GLOB_SPECIAL);
+  if (special === -1) return translate(body, true, ignoreCase);
+  let head = "";
+  for (const c of body.slice(0, special)) head += literalChar(c, ignoreCase);
+  return head + translate(body.slice(special), true, ignoreCase);
 }
 
 /** git's trim_trailing_spaces: unescaped trailing spaces go; a "\ " keeps its space. */
@@ -326,7 +351,7 @@ export class IgnoreFile {
         suffix = body.slice(1);
       } else {
         try {
-          regex = new RegExp(`^${translate(body, !basenameOnly, ignoreCase)}$`);
+          regex = new RegExp(`^${pathRegex(body, !basenameOnly, ignoreCase)}$`);
         } catch (error) {
           const message = error instanceof Abort ? error.message : String(error);
           problems.push({ source, line: n + 1, pattern, message: `never matches: ${message}` });
