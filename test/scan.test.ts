@@ -4,7 +4,7 @@
  * hit that must return the very same listing).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
@@ -67,6 +67,18 @@ describe.each(Object.entries(MODES))("listing (%s)", (_mode, scan) => {
     ]);
     expect(result.root).toBe(root);
     expect(result.warnings).toEqual([]);
+  });
+
+  it("lists a symlink loop as two symlinks and finishes", async () => {
+    const root = await tempTree({ "a.txt": "" });
+    symlinkSync(join(root, "loop-b"), join(root, "loop-a"));
+    symlinkSync(join(root, "loop-a"), join(root, "loop-b"));
+    const result = await scan(root, {});
+    expect(result.entries.map((e) => [e.path, e.type])).toEqual([
+      ["a.txt", "file"],
+      ["loop-a", "symlink"],
+      ["loop-b", "symlink"],
+    ]);
   });
 
   it("reports mtime from lstat", async () => {
@@ -255,6 +267,17 @@ describe("a walk under load", () => {
     expect(result.entries).toHaveLength(30_100);
     expect(ticks).toBeGreaterThan(1);
     expect(progressCalls).toBeGreaterThan(0);
+
+    // A directory removed while the walk is under way ("d99" is visited last).
+    const late = join(root, "d99");
+    const shaken = await forceRescan(
+      root,
+      {},
+      { onProgress: () => rmSync(late, { recursive: true, force: true }) },
+    );
+    expect(shaken.warnings).toEqual([
+      { path: late, message: "skipped: the directory vanished during the walk" },
+    ]);
 
     const controller = new AbortController();
     const walk = forceRescan(
