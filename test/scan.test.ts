@@ -69,6 +69,14 @@ describe.each(Object.entries(MODES))("listing (%s)", (_mode, scan) => {
     expect(result.warnings).toEqual([]);
   });
 
+  it("sorts a directory too large to sort in one step", async () => {
+    const root = await tempTree();
+    const names = Array.from({ length: 10_000 }, (_, i) => `n${(i * 7919) % 10_000}`);
+    for (const name of names) writeFileSync(join(root, name), "");
+    const listed = paths(await scan(root, {}));
+    expect(listed).toEqual([...names].sort());
+  });
+
   it("lists a symlink loop as two symlinks and finishes", async () => {
     const root = await tempTree({ "a.txt": "" });
     symlinkSync(join(root, "loop-b"), join(root, "loop-a"));
