@@ -8,20 +8,11 @@ import { createServer } from "node:net";
 import { join, relative } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { FileStateTracker, FreshfsError, type FreshfsErrorCode } from "../src/index.js";
+import { FileStateTracker, FreshfsError } from "../src/index.js";
 import { type FsSeam, nodeFs } from "../src/io/fs.js";
 import { staleMessage } from "../src/state/messages.js";
+import { rejectsWith } from "./helpers/errors.js";
 import { coarseFs, countingFs, tempTree } from "./helpers/fs.js";
-
-async function rejectsWith(promise: Promise<unknown>, code: FreshfsErrorCode): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error, `expected ${code}`).toBeInstanceOf(FreshfsError);
-  expect((error as FreshfsError).code).toBe(code);
-  return (error as FreshfsError).message;
-}
 
 const TEN_LINES = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join("");
 

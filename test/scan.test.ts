@@ -9,14 +9,13 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   configureScanCache,
-  FreshfsError,
-  type FreshfsErrorCode,
   forceRescan,
   getOrScan,
   invalidateFsScanCache,
   type ScanPolicy,
   type ScanResult,
 } from "../src/index.js";
+import { rejectsWith } from "./helpers/errors.js";
 import { tempTree } from "./helpers/fs.js";
 import { isolatedGitEnv } from "./helpers/git.js";
 
@@ -217,16 +216,6 @@ describe.each(Object.entries(MODES))("listing (%s)", (_mode, scan) => {
     expect(result.warnings[0]?.message).toContain("not valid UTF-8");
   });
 });
-
-async function rejectsWith(promise: Promise<unknown>, code: FreshfsErrorCode): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(FreshfsError);
-  expect((error as FreshfsError).code).toBe(code);
-  return (error as FreshfsError).message;
-}
 
 describe("bad roots", () => {
   it("refuses a root that does not exist, or is a file, naming it", async () => {
