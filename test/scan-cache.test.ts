@@ -2,7 +2,8 @@
  * The shared scan cache, rule by rule (issue 3; contract 2.2, 2.4, 2.7, and the fixes it adds
  * to seed 003). A hit is recognized by identity: it returns the very array the walk produced.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -18,6 +19,7 @@ import {
 } from "../src/index.js";
 import { ScanCache } from "../src/scan/cache.js";
 import { tempTree } from "./helpers/fs.js";
+import { isolatedGitEnv } from "./helpers/git.js";
 
 beforeEach(() => {
   invalidateFsScanCache();
@@ -267,5 +269,53 @@ describe("invalidation", () => {
     const { kept } = await cachedRoots();
     invalidateFsScanCache();
     expect(await kept()).toEqual([]);
+  });
+});
+
+describe("what an invalidation reaches", () => {
+  it("refreshes a listing when a symlink is created or moved in it, wherever the link points", async () => {
+    const root = await tempTree({ "a.txt": "" });
+    const outside = await tempTree({ "target.txt": "" });
+    const first = await getOrScan(root);
+    symlinkSync(join(outside, "target.txt"), join(root, "link"));
+    invalidateFsScanAfterWrite(join(root, "link"));
+    const second = await getOrScan(root);
+    expect(second.entries).not.toBe(first.entries);
+    expect(second.entries.map((e) => e.path)).toEqual(["a.txt", "link"]);
+    symlinkSync(join(outside, "missing"), join(root, "dangling"));
+    invalidateFsScanAfterWrite(join(root, "dangling"));
+    expect((await getOrScan(root)).entries.map((e) => e.path)).toEqual([
+      "a.txt",
+      "dangling",
+      "link",
+    ]);
+  });
+
+  it("refreshes listings below an ignore file that changed, and a work tree whose .git/info changed", async () => {
+    const repo = await tempTree({ "sub/a.log": "", "sub/b.txt": "" });
+    execFileSync("git", ["init", "-q", repo], { env: isolatedGitEnv(repo) });
+    expect(files((await getOrScan(join(repo, "sub"))).entries)).toEqual(["a.log", "b.txt"]);
+    writeFileSync(join(repo, ".gitignore"), "*.log\n");
+    invalidateFsScanAfterWrite(join(repo, ".gitignore"));
+    expect(files((await getOrScan(join(repo, "sub"))).entries)).toEqual(["b.txt"]);
+    writeFileSync(join(repo, ".git", "info", "exclude"), "b.txt\n");
+    invalidateFsScanAfterWrite(join(repo, ".git", "info", "exclude"));
+    expect(files((await getOrScan(join(repo, "sub"))).entries)).toEqual([]);
+  });
+
+  it("hands a new caller a new walk when the last waiter of the current one gave up", async () => {
+    const root = await tempTree();
+    for (let d = 0; d < 60; d++) {
+      mkdirSync(join(root, `d${d}`));
+      for (let f = 0; f < 300; f++) writeFileSync(join(root, `d${d}`, `f${f}`), "");
+    }
+    const controller = new AbortController();
+    const leaving = getOrScan(root, {}, { signal: controller.signal });
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    await Promise.resolve();
+    const arriving = getOrScan(root);
+    expect(((await leaving.catch((e: unknown) => e)) as FreshfsError).code).toBe("ABORTED");
+    expect((await arriving).entries).toHaveLength(60 * 301);
   });
 });

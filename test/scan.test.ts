@@ -4,7 +4,7 @@
  * hit that must return the very same listing).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
@@ -334,5 +334,125 @@ describe.skipIf(!canDropPrivileges)("permissions (as an unprivileged user)", () 
     );
     expect(run.stdout).toContain("PERMISSION_DENIED");
     expect(run.stdout).toContain(root);
+  });
+});
+
+describe.skipIf(!canDropPrivileges)("permissions, continued", () => {
+  function runAsNobody(script: string) {
+    const entry = new URL("../dist/index.js", import.meta.url).href;
+    return spawnSync(
+      "setpriv",
+      [
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        process.execPath,
+        "--input-type=module",
+        "-e",
+        script.replace("ENTRY", entry),
+      ],
+      { encoding: "utf8" },
+    );
+  }
+
+  it("turns a repository it cannot search, and mtimes it cannot read, into warnings and zeros", async () => {
+    const root = await tempTree({ ".gitignore": "*.log\n", "sub/a.txt": "", "sub/b.log": "" });
+    gitInit(root);
+    mkdirSync(join(root, "sub", ".git"));
+    chmodSync(root, 0o755);
+    chmodSync(join(root, "sub"), 0o444); // listable, not searchable
+    const run = runAsNobody(
+      `import { forceRescan } from "ENTRY"; const r = await forceRescan(${JSON.stringify(root)}); const sub = r.entries.filter((e) => e.path.startsWith("sub/")); console.log(JSON.stringify({ sub: sub.map((e) => [e.path, e.mtimeMs]), json: JSON.stringify(sub).length > 0, warnings: r.warnings.map((w) => w.path) }));`,
+    );
+    chmodSync(join(root, "sub"), 0o755);
+    expect(run.stderr).toBe("");
+    const out = JSON.parse(run.stdout);
+    expect(out.sub).toEqual([["sub/a.txt", 0]]);
+    expect(out.warnings).toContain(join(root, "sub", ".git"));
+  });
+
+  it("never leaves a walk's failure unhandled when the caller had already given up", async () => {
+    const root = await tempTree();
+    chmodSync(root, 0o711);
+    const run = runAsNobody(
+      `import { forceRescan } from "ENTRY"; try { await forceRescan(${JSON.stringify(root)}, {}, { signal: AbortSignal.abort() }); } catch (e) { console.log(e.code); } await new Promise((r) => setTimeout(r, 50)); console.log("alive");`,
+    );
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe("ABORTED\nalive\n");
+  });
+});
+
+describe("trees that change under the walk", () => {
+  it("does not follow a directory swapped for a symlink after its parent was read", async () => {
+    const root = await tempTree();
+    for (let d = 0; d < 100; d++) {
+      mkdirSync(join(root, `d${d}`));
+      for (let f = 0; f < 300; f++) writeFileSync(join(root, `d${d}`, `f${f}.txt`), "");
+    }
+    const outside = await tempTree({ "secret.txt": "" });
+    const late = join(root, "d99");
+    const result = await forceRescan(
+      root,
+      {},
+      {
+        onProgress: () => {
+          rmSync(late, { recursive: true, force: true });
+          try {
+            symlinkSync(outside, late);
+          } catch {
+            // already swapped by an earlier progress call
+          }
+        },
+      },
+    );
+    expect(result.entries.some((entry) => entry.path.startsWith("d99/"))).toBe(false);
+    expect(result.warnings).toEqual([{ path: late, message: "skipped: no longer a directory" }]);
+  });
+
+  it("finishes a directory of thousands of names that are not UTF-8, reporting each", async () => {
+    const root = await tempTree();
+    for (let i = 0; i < 2000; i++) {
+      writeFileSync(
+        Buffer.concat([Buffer.from(`${root}/caf`), Buffer.from([0xe9]), Buffer.from(`-${i}.txt`)]),
+        "",
+      );
+    }
+    writeFileSync(join(root, "ok.txt"), "");
+    const result = await forceRescan(root);
+    expect(paths(result)).toEqual(["ok.txt"]);
+    expect(result.warnings).toHaveLength(2000);
+  });
+});
+
+describe("git's own rules at the edges", () => {
+  it("refuses a .gitignore that is a symlink, as git does", async () => {
+    const root = await tempTree({ "shared/rules": "*.log\n", "repo/a.log": "", "repo/b.txt": "" });
+    const repo = join(root, "repo");
+    gitInit(repo);
+    symlinkSync("../shared/rules", join(repo, ".gitignore"));
+    const result = await forceRescan(repo);
+    expect(paths(result, "file")).toEqual(["a.log", "b.txt"]);
+    expect(result.warnings[0]?.message).toContain("a .gitignore that is a symlink is ignored");
+  });
+
+  it("follows a .git that is a symlink to the git directory", async () => {
+    const root = await tempTree({ "wt/excluded.txt": "", "wt/kept.txt": "" });
+    gitInit(join(root, "store"));
+    renameSync(join(root, "store", ".git"), join(root, "gitdir"));
+    symlinkSync(join(root, "gitdir"), join(root, "wt", ".git"));
+    writeFileSync(join(root, "gitdir", "info", "exclude"), "excluded.txt\n");
+    expect(paths(await forceRescan(join(root, "wt")), "file")).toEqual(["kept.txt"]);
+  });
+
+  it("answers a hostile pattern at once instead of backtracking for minutes", async () => {
+    const name = "a".repeat(200);
+    const root = await tempTree({
+      ".gitignore": "*a*a*a*a*a*a*a*a*b\n/x/*a*a*a*a*a*a*a*b/\n",
+      [name]: "",
+      [`x/${name}/f`]: "",
+    });
+    gitInit(root);
+    const result = await forceRescan(root);
+    expect(paths(result, "file")).toEqual([name, `x/${name}/f`]);
   });
 });

@@ -7,9 +7,11 @@
  * one walk; a walk overlapped by an invalidation of its tree is not stored (nor joined by later
  * callers); listings are bounded by count and by an estimate of their bytes.
  */
+import { basename, dirname, join } from "node:path";
 import { FreshfsError } from "../errors.js";
 import { nodeFs } from "../io/fs.js";
 import { absolutePath, canonicalPath } from "../io/paths.js";
+import { defaultExcludesFile, userConfigFiles } from "./ignore/gitconfig.js";
 import {
   type Listing,
   resolveScanRoot,
@@ -117,7 +119,10 @@ export class ScanCache {
   readonly #listings = new Map<string, Stored>();
   readonly #flights = new Map<string, Flight>();
   /** Invalidations that walks still in progress must hear about. */
-  readonly #invalidations: { readonly seq: number; readonly path: string | undefined }[] = [];
+  readonly #invalidations: {
+    readonly seq: number;
+    readonly targets: readonly string[] | undefined;
+  }[] = [];
   #seq = 0;
   #walks = 0;
   #active = 0;
@@ -189,10 +194,13 @@ export class ScanCache {
         this.#drop(stored);
       }
     }
+    if (options.signal?.aborted) throw aborted();
+    const current = ttlMs > 0 ? this.#flights.get(key) : undefined;
     const flight =
-      (ttlMs > 0 ? this.#flights.get(key) : undefined) ??
-      this.#start(key, canonical, includeHidden, useGitignore, ttlMs > 0);
-    return resultOf(await this.#join(flight, options), 0);
+      current && !current.controller.signal.aborted
+        ? current
+        : this.#start(key, canonical, includeHidden, useGitignore, ttlMs > 0);
+    return resultOf(await this.#join(flight, key, options), 0);
   }
 
   /** A new walk of `root`, whatever the cache holds; stored only with `store: true`. */
@@ -204,27 +212,29 @@ export class ScanCache {
     const { canonical, includeHidden, useGitignore } = resolvePolicy(root, policy);
     const key = keyOf(canonical, includeHidden, useGitignore);
     const store = options.store === true && this.policy().ttlMs > 0;
+    if (options.signal?.aborted) throw aborted();
     const flight = this.#start(key, canonical, includeHidden, useGitignore, store);
-    return resultOf(await this.#join(flight, options), 0);
+    return resultOf(await this.#join(flight, key, options), 0);
   }
 
   /**
    * Drops every listing whose root is `path`, an ancestor of it, or inside it (a renamed or
    * deleted directory can hold cached roots); without a path, every listing. Walks in progress
-   * over those trees are neither stored nor joined afterwards.
+   * over those trees are neither stored nor joined afterwards. See `invalidationTargets` for
+   * how a path becomes the trees it affects.
    */
   invalidate(path?: string): void {
+    const targets = path === undefined ? undefined : invalidationTargets(path);
+    const hit = (root: string) =>
+      targets === undefined || targets.some((target) => related(root, target));
     const seq = ++this.#seq;
-    const target = path === undefined ? undefined : canonicalTarget(path);
     for (const stored of [...this.#listings.values()]) {
-      if (target === undefined || related(stored.listing.root, target)) this.#drop(stored);
+      if (hit(stored.listing.root)) this.#drop(stored);
     }
     for (const [key, flight] of [...this.#flights]) {
-      if (target === undefined || related(rootOfKey(key), target)) {
-        if (this.#flights.get(key) === flight) this.#flights.delete(key);
-      }
+      if (hit(rootOfKey(key)) && this.#flights.get(key) === flight) this.#flights.delete(key);
     }
-    if (this.#active > 0) this.#invalidations.push({ seq, path: target });
+    if (this.#active > 0) this.#invalidations.push({ seq, targets });
   }
 
   /** Number of listings held, and their estimated bytes. */
@@ -244,6 +254,11 @@ export class ScanCache {
     const controller = new AbortController();
     const listeners = new Set<(progress: WalkProgress) => void>();
     this.#active++;
+    const settle = () => {
+      this.#active--;
+      if (this.#flights.get(key) === flight) this.#flights.delete(key);
+      if (this.#active === 0) this.#invalidations.length = 0;
+    };
     const promise = walkTree(root, {
       includeHidden,
       useGitignore,
@@ -251,27 +266,27 @@ export class ScanCache {
       onProgress: (progress) => {
         for (const listener of listeners) listener(progress);
       },
-    }).finally(() => {
-      this.#active--;
-      if (this.#flights.get(key) === flight) this.#flights.delete(key);
-    });
+    }).then(
+      (listing) => {
+        // In the same continuation as the end of the walk: an invalidation cannot slip between.
+        if (store && !this.#invalidatedSince(startSeq, root)) this.#store(key, listing, walk);
+        settle();
+        return listing;
+      },
+      (error: unknown) => {
+        settle();
+        throw error;
+      },
+    );
+    // The waiters handle a failure; a walk nobody waits for any more must not crash the process.
+    promise.catch(() => undefined);
     const flight: Flight = { promise, controller, listeners, waiters: 0 };
-    if (store) {
-      this.#flights.set(key, flight);
-      promise.then(
-        (listing) => {
-          if (!this.#invalidatedSince(startSeq, root)) this.#store(key, listing, walk);
-          if (this.#active === 0) this.#invalidations.length = 0;
-        },
-        () => undefined,
-      );
-    }
+    if (store) this.#flights.set(key, flight);
     return flight;
   }
 
-  async #join(flight: Flight, options: ScanOptions): Promise<Listing> {
+  async #join(flight: Flight, key: string, options: ScanOptions): Promise<Listing> {
     const { signal, onProgress } = options;
-    if (signal?.aborted) throw aborted();
     flight.waiters++;
     if (onProgress) flight.listeners.add(onProgress);
     try {
@@ -285,14 +300,19 @@ export class ScanCache {
       });
     } finally {
       if (onProgress) flight.listeners.delete(onProgress);
-      // The last caller to stop waiting stops the walk; while one waits, it goes on.
-      if (--flight.waiters === 0 && signal?.aborted) flight.controller.abort();
+      // The last caller to stop waiting stops the walk, and no later caller may join it.
+      if (--flight.waiters === 0 && signal?.aborted) {
+        flight.controller.abort();
+        if (this.#flights.get(key) === flight) this.#flights.delete(key);
+      }
     }
   }
 
   #invalidatedSince(seq: number, root: string): boolean {
     return this.#invalidations.some(
-      (event) => event.seq > seq && (event.path === undefined || related(root, event.path)),
+      (event) =>
+        event.seq > seq &&
+        (event.targets === undefined || event.targets.some((target) => related(root, target))),
     );
   }
 
@@ -336,12 +356,54 @@ function resolvePolicy(root: string, policy: ScanPolicy) {
   };
 }
 
-/** Relative → against the cwd; canonical, through the parent when the target is gone. */
-function canonicalTarget(path: string): string {
+/**
+ * The trees a change at `path` affects, as canonical paths (undefined: every tree):
+ * - the path's location, with its parent canonicalized and the last name kept (a symlink that
+ *   was moved or created changed its own directory, wherever it points), and, when it resolves
+ *   elsewhere, where it leads (a write through a link lands there);
+ * - for a `.gitignore` or `.ignore`, the whole directory that holds it (it rules every path
+ *   below); for anything inside a `.git` directory (info/exclude, config), the work tree;
+ * - for git's own configuration and the default global excludes file, every tree.
+ * A `core.excludesFile` elsewhere is not recognized: its listings last until their TTL.
+ */
+function invalidationTargets(path: string): string[] | undefined {
+  const absolute = absolutePath(path);
+  const location = locationOf(absolute);
+  if (
+    userConfigFiles(process.env).includes(location) ||
+    location === defaultExcludesFile(process.env)
+  ) {
+    return undefined;
+  }
+  const targets = [location];
   try {
-    return canonicalPath(path, nodeFs);
+    const resolved = canonicalPath(absolute, nodeFs);
+    if (resolved !== location) targets.push(resolved);
   } catch {
-    return absolutePath(path);
+    // A loop or an unreadable link: the location is what changed.
+  }
+  const name = basename(location);
+  if (name === ".gitignore" || name === ".ignore") targets.push(dirname(location));
+  const gitDir = location.lastIndexOf("/.git/");
+  if (gitDir !== -1) targets.push(location.slice(0, gitDir) || "/");
+  return targets;
+}
+
+/** `path` with its parent canonicalized and its last name kept as it is. */
+function locationOf(absolute: string): string {
+  const name = basename(absolute);
+  const parent = dirname(absolute);
+  if (name === "" || name === "." || name === ".." || parent === absolute) {
+    try {
+      return canonicalPath(absolute, nodeFs);
+    } catch {
+      return absolute;
+    }
+  }
+  try {
+    return join(canonicalPath(parent, nodeFs), name);
+  } catch {
+    return join(parent, name);
   }
 }
 

@@ -54,10 +54,12 @@ function isTrue(value: string | undefined): boolean {
   return /^(1|true|yes|on)$/i.test(value.trim());
 }
 
-/** A git boolean: a key without "=" is true. */
+/** A git boolean: a key without "=" is true, and so is any integer but 0. */
 function parseBool(value: string | null): boolean {
   if (value === null) return true;
-  return /^(1|true|yes|on)$/i.test(value.trim());
+  const text = value.trim();
+  if (/^-?\d+$/.test(text)) return Number(text) !== 0;
+  return /^(true|yes|on)$/i.test(text);
 }
 
 type Entry = readonly [key: string, value: string | null];
@@ -106,7 +108,8 @@ function readConfigFile(file: string, env: Env, depth: number): Entry[] {
 }
 
 /** Parses git config text into `section[.subsection].key` → value pairs (null: no "="). */
-export function parseConfig(text: string): Entry[] {
+export function parseConfig(source: string): Entry[] {
+  const text = source.replace(/^\uFEFF/, "");
   const entries: Entry[] = [];
   let section = "";
   let i = 0;

@@ -12,7 +12,7 @@
  * A directory that is ignored is never entered, so nothing under it can be re-included (git's
  * rule); the walker gets that by pruning.
  */
-import { lstatSync, readFileSync } from "node:fs";
+import { lstatSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { defaultExcludesFile, readGitSettings, userConfigFiles } from "./gitconfig.js";
 import { byteForm, IgnoreFile, type IgnoreRule, type PatternProblem } from "./pattern.js";
@@ -50,12 +50,19 @@ function readIfPresent(path: string): Buffer | undefined {
 }
 
 function exists(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false; // an unsearchable directory: as far as we can tell, nothing is there
+  }
 }
 
-/** The git directory of a work tree whose top holds `dotGit` (a directory, or a "gitdir:" file). */
+/**
+ * The git directory of a work tree whose top holds `dotGit`: a directory (or a symlink to one),
+ * or a "gitdir:" file.
+ */
 function gitDirOf(dotGit: string): string | undefined {
-  const stats = lstatSync(dotGit, { throwIfNoEntry: false });
+  const stats = statSync(dotGit, { throwIfNoEntry: false });
   if (!stats) return undefined;
   if (stats.isDirectory()) return dotGit;
   const text = readIfPresent(dotGit)?.toString("utf8");
