@@ -3,7 +3,7 @@
  * twice: cold (a forced walk that is not stored) and through the cache (a stored walk, then a
  * hit that must return the very same listing).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -18,6 +18,7 @@ import {
 import { rejectsWith } from "./helpers/errors.js";
 import { tempTree } from "./helpers/fs.js";
 import { isolatedGitEnv } from "./helpers/git.js";
+import { canRunAsNobody, runAsNobody } from "./helpers/nobody.js";
 
 function gitInit(dir: string): void {
   execFileSync("git", ["init", "-q", dir], { env: isolatedGitEnv(dir) });
@@ -287,29 +288,7 @@ describe("a walk under load", () => {
   });
 });
 
-const asNobody = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "true"]);
-const canDropPrivileges = process.getuid?.() === 0 && asNobody.status === 0;
-
-describe.skipIf(!canDropPrivileges)("permissions (as an unprivileged user)", () => {
-  // Root reads every directory, so these run the built library in a child process as nobody.
-  function runAsNobody(script: string): { stdout: string; stderr: string; status: number | null } {
-    const entry = new URL("../dist/index.js", import.meta.url).href;
-    const run = spawnSync(
-      "setpriv",
-      [
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        process.execPath,
-        "--input-type=module",
-        "-e",
-        script.replace("ENTRY", entry),
-      ],
-      { encoding: "utf8" },
-    );
-    return { stdout: run.stdout, stderr: run.stderr, status: run.status };
-  }
-
+describe.skipIf(!canRunAsNobody)("permissions (as an unprivileged user)", () => {
   it("reports an unreadable directory as a warning and lists the rest", async () => {
     const root = await tempTree({ "open/a.txt": "", "closed/b.txt": "" });
     for (const dir of [root, join(root, "open")]) chmodSync(dir, 0o755);
@@ -337,24 +316,7 @@ describe.skipIf(!canDropPrivileges)("permissions (as an unprivileged user)", () 
   });
 });
 
-describe.skipIf(!canDropPrivileges)("permissions, continued", () => {
-  function runAsNobody(script: string) {
-    const entry = new URL("../dist/index.js", import.meta.url).href;
-    return spawnSync(
-      "setpriv",
-      [
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        process.execPath,
-        "--input-type=module",
-        "-e",
-        script.replace("ENTRY", entry),
-      ],
-      { encoding: "utf8" },
-    );
-  }
-
+describe.skipIf(!canRunAsNobody)("permissions, continued", () => {
   it("turns a repository it cannot search, and mtimes it cannot read, into warnings and zeros", async () => {
     const root = await tempTree({ ".gitignore": "*.log\n", "sub/a.txt": "", "sub/b.log": "" });
     gitInit(root);

@@ -1,0 +1,57 @@
+/**
+ * Running the built library as an unprivileged user: root reads every directory, so the tests
+ * of permission errors run a child process as `nobody` (uid 65534) through `setpriv`. The
+ * child imports a world-readable copy of `dist/`, since the checkout may sit in a private
+ * directory (a CI clone in a `mktemp -d`, say).
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, cpSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll } from "vitest";
+
+const NOBODY = ["--reuid=65534", "--regid=65534", "--clear-groups"];
+
+/** Whether this process may drop to nobody (it runs as root and `setpriv` works). */
+export const canRunAsNobody =
+  process.getuid?.() === 0 && spawnSync("setpriv", [...NOBODY, "true"]).status === 0;
+
+let copy: string | undefined;
+
+function openToAll(path: string): void {
+  chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
+  if (statSync(path).isDirectory())
+    for (const name of readdirSync(path)) openToAll(join(path, name));
+}
+
+/** The URL of `index.js` in a world-readable copy of the built library, made once per file. */
+function entry(): string {
+  if (!copy) {
+    copy = mkdtempSync(join(tmpdir(), "freshfs-dist-"));
+    cpSync(fileURLToPath(new URL("../../dist", import.meta.url)), join(copy, "dist"), {
+      recursive: true,
+    });
+    writeFileSync(join(copy, "package.json"), '{ "type": "module" }\n');
+    openToAll(copy);
+  }
+  return new URL(`file://${join(copy, "dist", "index.js")}`).href;
+}
+
+afterAll(() => {
+  if (copy) spawnSync("rm", ["-rf", copy]);
+});
+
+/** Runs an ES module script as nobody; `ENTRY` in it stands for the library's URL. */
+export function runAsNobody(script: string): {
+  stdout: string;
+  stderr: string;
+  status: number | null;
+} {
+  const run = spawnSync(
+    "setpriv",
+    [...NOBODY, process.execPath, "--input-type=module", "-e", script.replaceAll("ENTRY", entry())],
+    { encoding: "utf8" },
+  );
+  return { stdout: run.stdout, stderr: run.stderr, status: run.status };
+}
