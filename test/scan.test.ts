@@ -216,6 +216,37 @@ describe.each(Object.entries(MODES))("listing (%s)", (_mode, scan) => {
     expect(result.warnings).toHaveLength(1);
     expect(result.warnings[0]?.message).toContain("not valid UTF-8");
   });
+
+  it("refuses a .gitignore that is a symlink, as git does", async () => {
+    const root = await tempTree({ "shared/rules": "*.log\n", "repo/a.log": "", "repo/b.txt": "" });
+    const repo = join(root, "repo");
+    gitInit(repo);
+    symlinkSync("../shared/rules", join(repo, ".gitignore"));
+    const result = await scan(repo, {});
+    expect(paths(result, "file")).toEqual(["a.log", "b.txt"]);
+    expect(result.warnings[0]?.message).toContain("a .gitignore that is a symlink is ignored");
+  });
+
+  it("follows a .git that is a symlink to the git directory", async () => {
+    const root = await tempTree({ "wt/excluded.txt": "", "wt/kept.txt": "" });
+    gitInit(join(root, "store"));
+    renameSync(join(root, "store", ".git"), join(root, "gitdir"));
+    symlinkSync(join(root, "gitdir"), join(root, "wt", ".git"));
+    writeFileSync(join(root, "gitdir", "info", "exclude"), "excluded.txt\n");
+    expect(paths(await scan(join(root, "wt"), {}), "file")).toEqual(["kept.txt"]);
+  });
+
+  it("answers a hostile pattern at once instead of backtracking for minutes", async () => {
+    const name = "a".repeat(200);
+    const root = await tempTree({
+      ".gitignore": "*a*a*a*a*a*a*a*a*b\n/x/*a*a*a*a*a*a*a*b/\n",
+      [name]: "",
+      [`x/${name}/f`]: "",
+    });
+    gitInit(root);
+    const result = await scan(root, {});
+    expect(paths(result, "file")).toEqual([name, `x/${name}/f`]);
+  });
 });
 
 describe("bad roots", () => {
@@ -383,38 +414,5 @@ describe("trees that change under the walk", () => {
     const result = await forceRescan(root);
     expect(paths(result)).toEqual(["ok.txt"]);
     expect(result.warnings).toHaveLength(2000);
-  });
-});
-
-describe("git's own rules at the edges", () => {
-  it("refuses a .gitignore that is a symlink, as git does", async () => {
-    const root = await tempTree({ "shared/rules": "*.log\n", "repo/a.log": "", "repo/b.txt": "" });
-    const repo = join(root, "repo");
-    gitInit(repo);
-    symlinkSync("../shared/rules", join(repo, ".gitignore"));
-    const result = await forceRescan(repo);
-    expect(paths(result, "file")).toEqual(["a.log", "b.txt"]);
-    expect(result.warnings[0]?.message).toContain("a .gitignore that is a symlink is ignored");
-  });
-
-  it("follows a .git that is a symlink to the git directory", async () => {
-    const root = await tempTree({ "wt/excluded.txt": "", "wt/kept.txt": "" });
-    gitInit(join(root, "store"));
-    renameSync(join(root, "store", ".git"), join(root, "gitdir"));
-    symlinkSync(join(root, "gitdir"), join(root, "wt", ".git"));
-    writeFileSync(join(root, "gitdir", "info", "exclude"), "excluded.txt\n");
-    expect(paths(await forceRescan(join(root, "wt")), "file")).toEqual(["kept.txt"]);
-  });
-
-  it("answers a hostile pattern at once instead of backtracking for minutes", async () => {
-    const name = "a".repeat(200);
-    const root = await tempTree({
-      ".gitignore": "*a*a*a*a*a*a*a*a*b\n/x/*a*a*a*a*a*a*a*b/\n",
-      [name]: "",
-      [`x/${name}/f`]: "",
-    });
-    gitInit(root);
-    const result = await forceRescan(root);
-    expect(paths(result, "file")).toEqual([name, `x/${name}/f`]);
   });
 });
