@@ -3,7 +3,8 @@
  * Depends on `scan/ignore`, `io` and `errors`; the scan cache is its only caller.
  *
  * Deterministic (depth first, siblings sorted by name, so the listing is sorted by path as
- * `rg --sort path` sorts), never follows symlinks, never enters `.git`, lists `node_modules`
+ * `rg --sort path` sorts, UTF-16 code units standing in for bytes: the two orders differ only
+ * between astral characters and U+E000-U+FFFF), never follows symlinks, never enters `.git`, lists `node_modules`
  * unless an ignore rule says otherwise. I/O is synchronous in slices of at most SLICE_MS that
  * yield to the event loop: synchronous calls are several times cheaper than their promise twins
  * (each of which is a round trip through libuv's thread pool), and the slices keep an
