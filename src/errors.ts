@@ -11,6 +11,7 @@
  * - `NOT_READ`: an edit or overwrite of a file that was never read, or only partially read.
  * - `STALE`: the file changed on disk (or vanished) since it was last read.
  * - `NOT_FOUND`: the path does not exist.
+ * - `INVALID_PATTERN`: a glob or regular expression that cannot be used.
  * - `NOT_A_FILE`: a directory (or a pipe, socket or device) was given where a file is needed.
  * - `NOT_A_DIRECTORY`: a file was given where a directory is needed.
  * - `PERMISSION_DENIED`: the operating system refused access.
@@ -23,6 +24,7 @@ export type FreshfsErrorCode =
   | "NOT_READ"
   | "STALE"
   | "NOT_FOUND"
+  | "INVALID_PATTERN"
   | "NOT_A_FILE"
   | "NOT_A_DIRECTORY"
   | "PERMISSION_DENIED"

@@ -19,6 +19,7 @@ export {
   scanCachePolicy,
 } from "./scan/cache.js";
 export type { EntryType, ScanEntry, ScanWarning, WalkProgress } from "./scan/walk.js";
+export { type GlobFileType, type GlobOptions, type GlobResult, glob } from "./search/glob.js";
 export { type PathLockOptions, withPathLock } from "./state/lock.js";
 export {
   type CheckEditOptions,

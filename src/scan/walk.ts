@@ -293,46 +293,15 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     directories++;
     let ignore = parent;
     if (parent) {
-      let git = false;
-      let ignoreFile: Dirent | undefined;
-      let gitignoreFile: Dirent | undefined;
+      const kinds: DirectoryIgnoreFiles = { git: false, ignore: undefined, gitignore: undefined };
       for (const dirent of dirents) {
         if (dirent.name.charCodeAt(0) !== 0x2e) continue;
-        if (dirent.name === ".git") git = true;
-        else if (dirent.name === ".ignore") ignoreFile = dirent;
-        else if (dirent.name === ".gitignore") gitignoreFile = dirent;
+        const kind = dirent.isSymbolicLink() ? "symlink" : "file";
+        if (dirent.name === ".git") kinds.git = true;
+        else if (dirent.name === ".ignore") kinds.ignore = kind;
+        else if (dirent.name === ".gitignore") kinds.gitignore = kind;
       }
-      let nested: Repository | undefined;
-      if (git && rel !== "") {
-        try {
-          nested = loadRepository(absolute, env, problems);
-        } catch (error) {
-          warnings.push({
-            path: join(absolute, ".git"),
-            message: `repository not read (${errnoOf(error) ?? String(error)}); the rules above it apply`,
-          });
-        }
-      }
-      ignore = parent.child(
-        relBytes,
-        {
-          ignore: ignoreFile && readIgnore(join(absolute, ".ignore"), warnings),
-          // git refuses a .gitignore that is a symlink (since 2.32), and so does the walker.
-          gitignore:
-            gitignoreFile && !gitignoreFile.isSymbolicLink()
-              ? readIgnore(join(absolute, ".gitignore"), warnings)
-              : undefined,
-        },
-        nested,
-        problems,
-        absolute,
-      );
-      if (gitignoreFile?.isSymbolicLink()) {
-        warnings.push({
-          path: join(absolute, ".gitignore"),
-          message: "not read: a .gitignore that is a symlink is ignored, as git ignores it",
-        });
-      }
+      ignore = enterDirectory(parent, absolute, rel, relBytes, kinds, env, problems, warnings);
     }
     return {
       absolute,
@@ -396,6 +365,58 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     });
   }
   return { root, entries, warnings };
+}
+
+/** Which ignore-related entries a directory holds. */
+export interface DirectoryIgnoreFiles {
+  git: boolean;
+  ignore: "file" | "symlink" | undefined;
+  gitignore: "file" | "symlink" | undefined;
+}
+
+/**
+ * The ignore stack inside a directory: its `.ignore` and `.gitignore`, and a new repository
+ * when it holds a `.git` (the root's own repository comes from `IgnoreStack.forRoot`).
+ */
+export function enterDirectory(
+  parent: IgnoreStack,
+  absolute: string,
+  rel: string,
+  relBytes: string,
+  files: DirectoryIgnoreFiles,
+  env: NodeJS.ProcessEnv,
+  problems: PatternProblem[],
+  warnings: ScanWarning[],
+): IgnoreStack {
+  let nested: Repository | undefined;
+  if (files.git && rel !== "") {
+    try {
+      nested = loadRepository(absolute, env, problems);
+    } catch (error) {
+      warnings.push({
+        path: join(absolute, ".git"),
+        message: `repository not read (${errnoOf(error) ?? String(error)}); the rules above it apply`,
+      });
+    }
+  }
+  if (files.gitignore === "symlink") {
+    warnings.push({
+      path: join(absolute, ".gitignore"),
+      message: "not read: a .gitignore that is a symlink is ignored, as git ignores it",
+    });
+  }
+  return parent.child(
+    relBytes,
+    {
+      ignore: files.ignore && readIgnore(join(absolute, ".ignore"), warnings),
+      // git refuses a .gitignore that is a symlink (since 2.32), and so does the walker.
+      gitignore:
+        files.gitignore === "file" ? readIgnore(join(absolute, ".gitignore"), warnings) : undefined,
+    },
+    nested,
+    problems,
+    absolute,
+  );
 }
 
 function aborted(root: string): FreshfsError {
