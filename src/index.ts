@@ -19,6 +19,12 @@ export {
   scanCachePolicy,
 } from "./scan/cache.js";
 export type { EntryType, ScanEntry, ScanWarning, WalkProgress } from "./scan/walk.js";
+export {
+  type FuzzyFindOptions,
+  type FuzzyFindResult,
+  type FuzzyMatch,
+  fuzzyFind,
+} from "./search/fuzzy.js";
 export { type GlobFileType, type GlobOptions, type GlobResult, glob } from "./search/glob.js";
 export { type PathLockOptions, withPathLock } from "./state/lock.js";
 export {
