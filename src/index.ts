@@ -26,6 +26,13 @@ export {
   fuzzyFind,
 } from "./search/fuzzy.js";
 export { type GlobFileType, type GlobOptions, type GlobResult, glob } from "./search/glob.js";
+export {
+  type GrepLine,
+  type GrepOptions,
+  type GrepOutputMode,
+  type GrepResult,
+  grep,
+} from "./search/grep/grep.js";
 export { type PathLockOptions, withPathLock } from "./state/lock.js";
 export {
   type CheckEditOptions,

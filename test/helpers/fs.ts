@@ -5,22 +5,33 @@ import type { BigIntStats } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterEach } from "vitest";
+import { afterAll, afterEach } from "vitest";
 import { type FsSeam, nodeFs } from "../../src/io/fs.js";
 
 /** A tree as an object literal: file path → content. */
 export type Tree = Record<string, string | Uint8Array>;
 
 const created: string[] = [];
+const createdForFile: string[] = [];
 
 afterEach(async () => {
   for (const dir of created.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
-/** Creates a temporary directory (removed after the test) holding `tree`; returns its real path. */
-export async function tempTree(tree: Tree = {}): Promise<string> {
+afterAll(async () => {
+  for (const dir of createdForFile.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+/**
+ * Creates a temporary directory holding `tree`, removed after the test (or, with
+ * `{ lifetime: "file" }`, after the test file, for a tree made in `beforeAll`); returns its real path.
+ */
+export async function tempTree(
+  tree: Tree = {},
+  options: { lifetime?: "test" | "file" } = {},
+): Promise<string> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), "freshfs-test-")));
-  created.push(dir);
+  (options.lifetime === "file" ? createdForFile : created).push(dir);
   for (const [path, content] of Object.entries(tree)) {
     const full = join(dir, path);
     await mkdir(dirname(full), { recursive: true });

@@ -1,0 +1,449 @@
+/**
+ * grep: ripgrep's results for what agents ask (contract Part 3), over the shared listing.
+ * Depends on `scan/`, `search/listing`, picomatch and the rest of `search/grep`.
+ *
+ * The caller's thread selects the files and assembles the answer; a worker thread reads and
+ * searches them in path order, so results stream in sorted and a `headLimit` stops the search
+ * early. A file on which the regex runs longer than `fileTimeoutMs` is abandoned (the worker is
+ * terminated and a new one goes on after it) and reported; past `timeoutMs` the search stops
+ * and the result is flagged partial. Either way the process keeps serving.
+ */
+import { statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { Worker } from "node:worker_threads";
+import picomatch from "picomatch";
+import { FreshfsError, fromFsError } from "../../errors.js";
+import { absolutePath } from "../../io/paths.js";
+import { resolveScanRoot, type ScanEntry } from "../../scan/walk.js";
+import { searchListing } from "../listing.js";
+import type { LineRecord, SearchMode } from "./engine.js";
+import { compilePattern } from "./pattern.js";
+import { FILE_TYPES } from "./types.js";
+import type { WorkerBatch, WorkerJob, WorkerOutcome } from "./worker.js";
+
+export type GrepOutputMode = SearchMode;
+
+export interface GrepOptions {
+  /** A directory to search (relative paths resolve against the cwd), or one file. @default process.cwd() */
+  path?: string | undefined;
+  /** Only files matching these globs (`rg -g`; `!glob` excludes; no `/`: any depth). */
+  glob?: string | readonly string[] | undefined;
+  /** Only files of these types (`rg -t`: ts, js, py, rust, go, md, json, ...). */
+  type?: string | readonly string[] | undefined;
+  /** Search files whose name starts with a dot (`.git` never). @default true */
+  hidden?: boolean | undefined;
+  /** @default true */
+  gitignore?: boolean | undefined;
+  /** Use the shared scan cache. @default false */
+  cache?: boolean | undefined;
+  /** Search node_modules (when the ignore rules let it through). @default true */
+  includeNodeModules?: boolean | undefined;
+  /** The pattern is a literal string (`-F`). @default false */
+  fixedStrings?: boolean | undefined;
+  /** @default false */
+  ignoreCase?: boolean | undefined;
+  /** Case-insensitive unless the pattern has a capital (`-S`). @default false */
+  smartCase?: boolean | undefined;
+  /** Whole words only (`-w`). @default false */
+  word?: boolean | undefined;
+  /** Matches may span lines (`-U`). @default false */
+  multiline?: boolean | undefined;
+  /** Context lines before each match (`-B`). @default 0 */
+  before?: number | undefined;
+  /** Context lines after each match (`-A`). @default 0 */
+  after?: number | undefined;
+  /** Context lines on both sides (`-C`), unless `before`/`after` say otherwise. @default 0 */
+  context?: number | undefined;
+  /** @default "content" */
+  outputMode?: GrepOutputMode | undefined;
+  /** Most matching lines per file (`-m`). @default unlimited */
+  maxCount?: number | undefined;
+  /** Most records returned (lines, files or counts, by mode), after `offset`. @default unlimited */
+  headLimit?: number | undefined;
+  /** Records to skip first. @default 0 */
+  offset?: number | undefined;
+  /** Larger files are skipped, and named in the result. @default 16 MiB */
+  maxFileSize?: number | undefined;
+  /** Longer lines are cut, with a marker saying how much. @default 500 */
+  maxColumns?: number | undefined;
+  /** A file on which the regex runs longer is abandoned and reported. @default 5000 */
+  fileTimeoutMs?: number | undefined;
+  /** The search stops here and returns what it has, flagged partial. @default 60000 */
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface GrepLine {
+  readonly path: string;
+  /** 1-based. */
+  readonly line: number;
+  readonly text: string;
+  /** A matching line, or a context line around one. */
+  readonly match: boolean;
+}
+
+export interface GrepResult {
+  readonly root: string;
+  readonly mode: GrepOutputMode;
+  /** `content` mode: matching and context lines, by path then line. */
+  readonly lines: readonly GrepLine[];
+  /** `files_with_matches` mode: the files, by path. */
+  readonly files: readonly string[];
+  /** `count` mode: matching lines per file, by path. */
+  readonly counts: readonly { readonly path: string; readonly count: number }[];
+  /** Records (lines, files or counts) found, or found before the search stopped at `headLimit`. */
+  readonly totalRecords: number;
+  /** More records exist beyond `offset + headLimit`. */
+  readonly truncated: boolean;
+  /** Files searched (candidates after the filters). */
+  readonly filesSearched: number;
+  readonly skipped: {
+    readonly binary: number;
+    readonly tooLarge: readonly { readonly path: string; readonly size: number }[];
+    readonly unreadable: readonly { readonly path: string; readonly code: string }[];
+    /** Files abandoned because the regex ran past `fileTimeoutMs` on them. */
+    readonly timedOut: readonly string[];
+  };
+  /** The search stopped at `timeoutMs`: what is here is only part of the answer. */
+  readonly partial: boolean;
+  readonly warnings: readonly string[];
+}
+
+const DEFAULTS = {
+  maxFileSize: 16 * 1024 * 1024,
+  maxColumns: 500,
+  fileTimeoutMs: 5000,
+  timeoutMs: 60_000,
+};
+
+function invalid(message: string): FreshfsError {
+  return new FreshfsError("INVALID_ARGUMENT", message);
+}
+
+function count(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isSafeInteger(value) && value >= 0) && value !== Number.POSITIVE_INFINITY) {
+    throw invalid(`${name} must be a whole number >= 0, not ${value}.`);
+  }
+  return value;
+}
+
+function list(value: string | readonly string[] | undefined): readonly string[] {
+  if (value === undefined) return [];
+  return typeof value === "string" ? [value] : value;
+}
+
+/** rg -g: a file passes if it matches some include glob (when there are any) and no exclude. */
+function globFilter(globs: readonly string[]): (path: string) => boolean {
+  const compile = (pattern: string) =>
+    picomatch(pattern, { dot: true, basename: !pattern.includes("/") });
+  const include = globs.filter((g) => !g.startsWith("!")).map(compile);
+  const exclude = globs.filter((g) => g.startsWith("!")).map((g) => compile(g.slice(1)));
+  return (path) =>
+    (include.length === 0 || include.some((test) => test(path))) &&
+    !exclude.some((test) => test(path));
+}
+
+function typeFilter(types: readonly string[]): ((path: string) => boolean) | undefined {
+  if (types.length === 0) return undefined;
+  const globs: string[] = [];
+  for (const name of types) {
+    const known = FILE_TYPES[name];
+    if (!known) {
+      throw invalid(
+        `Unknown file type ${JSON.stringify(name)}; known: ${Object.keys(FILE_TYPES).join(", ")}.`,
+      );
+    }
+    globs.push(...known);
+  }
+  const test = picomatch(globs, { dot: true, basename: true });
+  return (path) => test(path);
+}
+
+function cut(text: string, maxColumns: number): string {
+  if (text.length <= maxColumns) return text;
+  return `${text.slice(0, maxColumns)} [… ${text.length - maxColumns} more characters]`;
+}
+
+// Worker threads are expensive to start (~30 ms): one is kept, unreferenced, between searches.
+let idle: Worker | undefined;
+
+function startWorker(): Worker {
+  const built = new URL("./worker.js", import.meta.url);
+  if (!import.meta.url.endsWith(".ts")) return new Worker(built);
+  // Running from the TypeScript sources (the tests): the worker is TypeScript too. tsx's loader
+  // does not carry over into worker threads by itself, so a bootstrap registers it first.
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const source = new URL("./worker.ts", import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); });`;
+  return new Worker(bootstrap, { eval: true });
+}
+
+function takeWorker(): Worker {
+  const worker = idle;
+  idle = undefined;
+  if (worker) {
+    worker.ref();
+    return worker;
+  }
+  return startWorker();
+}
+
+function releaseWorker(worker: Worker): void {
+  worker.removeAllListeners("message");
+  worker.removeAllListeners("error");
+  if (idle) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  idle = worker;
+}
+
+interface Collected {
+  readonly outcomes: Map<number, WorkerOutcome>;
+  readonly timedOut: number[];
+  partial: boolean;
+}
+
+/**
+ * Runs the search over `files` in a worker, handing each batch to `onBatch` (which returns
+ * false to stop), abandoning a file that runs past the per-file budget.
+ */
+let jobs = 0;
+
+async function runSearch(
+  job: Omit<WorkerJob, "id" | "files" | "startAt" | "skip" | "current">,
+  files: readonly string[],
+  onBatch: (outcomes: Map<number, WorkerOutcome>, next: number) => boolean,
+  budget: { fileTimeoutMs: number; timeoutMs: number; signal: AbortSignal | undefined },
+): Promise<Collected> {
+  const collected: Collected = { outcomes: new Map(), timedOut: [], partial: false };
+  const deadline = performance.now() + budget.timeoutMs;
+  let startAt = 0;
+  const skip: number[] = [];
+  while (startAt < files.length) {
+    const current = new SharedArrayBuffer(4);
+    const currentFile = new Int32Array(current);
+    currentFile[0] = -1;
+    const id = ++jobs;
+    const worker = takeWorker();
+    type Ending = "done" | "enough" | "aborted" | "deadline" | { stuck: number };
+    const outcome = await new Promise<Ending>((resolve, reject) => {
+      let lastIndex = -1;
+      let lastChange = performance.now();
+      const watch = setInterval(
+        () => {
+          const index = Atomics.load(currentFile, 0);
+          const now = performance.now();
+          if (index !== lastIndex) {
+            lastIndex = index;
+            lastChange = now;
+          } else if (index !== -1 && now - lastChange >= budget.fileTimeoutMs) {
+            finish({ stuck: index });
+            return;
+          }
+          if (now >= deadline) finish("deadline");
+        },
+        Math.min(250, budget.fileTimeoutMs),
+      );
+      const onAbort = () => finish("aborted");
+      budget.signal?.addEventListener("abort", onAbort, { once: true });
+      let settled = false;
+      const finish = (ending: Ending) => {
+        if (settled) return;
+        settled = true;
+        clearInterval(watch);
+        budget.signal?.removeEventListener("abort", onAbort);
+        if (ending === "done") {
+          releaseWorker(worker);
+        } else if (ending === "enough") {
+          // It stops at its next batch; a batch already on its way carries the old job's id.
+          worker.postMessage("stop");
+          releaseWorker(worker);
+        } else {
+          void worker.terminate();
+        }
+        resolve(ending);
+      };
+      worker.on("message", (batch: WorkerBatch) => {
+        if (batch.id !== id || settled) return;
+        for (const [index, result] of batch.results) collected.outcomes.set(index, result);
+        startAt = batch.next;
+        const more = onBatch(collected.outcomes, batch.next);
+        if (batch.done) finish("done");
+        else if (!more) finish("enough");
+      });
+      worker.on("error", (error) => {
+        if (settled) return;
+        settled = true;
+        clearInterval(watch);
+        budget.signal?.removeEventListener("abort", onAbort);
+        void worker.terminate();
+        reject(error);
+      });
+      worker.postMessage({ ...job, id, files, startAt, skip, current } satisfies WorkerJob);
+    });
+    if (outcome === "done" || outcome === "enough" || outcome === "aborted") break;
+    if (outcome === "deadline") {
+      collected.partial = true;
+      break;
+    }
+    // A file the regex could not finish: report it, and go on after it in a new worker.
+    collected.timedOut.push(outcome.stuck);
+    skip.push(outcome.stuck);
+  }
+  if (budget.signal?.aborted) throw new FreshfsError("ABORTED", "The search was aborted.");
+  return collected;
+}
+
+export async function grep(pattern: string, options: GrepOptions = {}): Promise<GrepResult> {
+  const mode = options.outputMode ?? "content";
+  if (mode !== "content" && mode !== "files_with_matches" && mode !== "count") {
+    throw invalid(`outputMode must be content, files_with_matches or count, not ${String(mode)}.`);
+  }
+  const context = count(options.context, "context", 0);
+  const before = count(options.before, "before", context);
+  const after = count(options.after, "after", context);
+  const maxCount = count(options.maxCount, "maxCount", Number.POSITIVE_INFINITY);
+  const headLimit = count(options.headLimit, "headLimit", Number.POSITIVE_INFINITY);
+  const offset = count(options.offset, "offset", 0);
+  const maxFileSize = count(options.maxFileSize, "maxFileSize", DEFAULTS.maxFileSize);
+  const maxColumns = count(options.maxColumns, "maxColumns", DEFAULTS.maxColumns);
+  const fileTimeoutMs = count(options.fileTimeoutMs, "fileTimeoutMs", DEFAULTS.fileTimeoutMs);
+  const timeoutMs = count(options.timeoutMs, "timeoutMs", DEFAULTS.timeoutMs);
+  const compiled = compilePattern(pattern, {
+    fixedStrings: options.fixedStrings ?? false,
+    ignoreCase: options.ignoreCase ?? false,
+    smartCase: options.smartCase ?? false,
+    word: options.word ?? false,
+    multiline: options.multiline ?? false,
+  });
+  const globs = list(options.glob);
+  const passesGlob = globFilter(globs);
+  const passesType = typeFilter(list(options.type));
+  const includeNodeModules = options.includeNodeModules ?? true;
+  if (options.signal?.aborted) throw new FreshfsError("ABORTED", "The search was aborted.");
+
+  // One file, or the files of a directory's listing that pass the filters.
+  const target = absolutePath(options.path ?? process.cwd());
+  let isFile: boolean;
+  try {
+    isFile = statSync(target).isFile();
+  } catch (error) {
+    throw fromFsError(error, "search", target);
+  }
+  let root: string;
+  let candidates: string[];
+  if (isFile) {
+    root = resolveScanRoot(dirname(target));
+    candidates = [basename(target)];
+  } else {
+    root = resolveScanRoot(target);
+    const select = (entries: readonly ScanEntry[]) => {
+      const out: string[] = [];
+      for (const entry of entries) {
+        if (entry.type !== "file") continue;
+        const path = entry.path;
+        if (!includeNodeModules && /(^|\/)node_modules(\/|$)/.test(path)) continue;
+        if (globs.length > 0 && !passesGlob(path)) continue;
+        if (passesType && !passesType(path)) continue;
+        out.push(path);
+      }
+      return out;
+    };
+    candidates = await searchListing(
+      {
+        root,
+        policy: { includeHidden: options.hidden ?? true, useGitignore: options.gitignore ?? true },
+        cache: options.cache ?? false,
+        signal: options.signal,
+      },
+      (listing) => select(listing.entries),
+      (files) => files.length === 0,
+    );
+  }
+
+  const lines: GrepLine[] = [];
+  const files: string[] = [];
+  const counts: { path: string; count: number }[] = [];
+  let records = 0;
+  let binary = 0;
+  const tooLarge: { path: string; size: number }[] = [];
+  const unreadable: { path: string; code: string }[] = [];
+  let consumed = 0;
+  const wanted = offset + headLimit;
+  const keep = () => records > offset && records <= wanted;
+  // Results arrive in path order; take them in order, and stop once one record more than
+  // the page is in hand (that one says the answer is truncated).
+  const onBatch = (outcomes: Map<number, WorkerOutcome>, next: number): boolean => {
+    for (; consumed < next; consumed++) {
+      const outcome = outcomes.get(consumed);
+      if (!outcome) continue;
+      outcomes.delete(consumed);
+      const path = candidates[consumed] as string;
+      if (outcome.kind === "binary") binary++;
+      else if (outcome.kind === "too-large") tooLarge.push({ path, size: outcome.size });
+      else if (outcome.kind === "unreadable") unreadable.push({ path, code: outcome.code });
+      else if (outcome.kind === "hits") {
+        if (mode === "content") {
+          for (const [line, text, match] of outcome.lines as LineRecord[]) {
+            records++;
+            if (keep()) lines.push({ path, line, text: cut(text, maxColumns), match });
+          }
+        } else {
+          records++;
+          if (keep()) {
+            if (mode === "count") counts.push({ path, count: outcome.matches });
+            else files.push(path);
+          }
+        }
+      }
+      if (records > wanted) return false;
+    }
+    return true;
+  };
+
+  const collected = await runSearch(
+    {
+      source: compiled.source,
+      flags: compiled.flags,
+      literal: compiled.literal,
+      ignoreCase: compiled.ignoreCase,
+      multiline: compiled.multiline,
+      before: mode === "content" ? before : 0,
+      after: mode === "content" ? after : 0,
+      maxCount,
+      mode,
+      maxFileSize,
+    },
+    candidates.map((path) => join(root, path)),
+    onBatch,
+    { fileTimeoutMs, timeoutMs, signal: options.signal },
+  );
+  const timedOut = collected.timedOut.map((index) => candidates[index] as string);
+  const warnings: string[] = [];
+  if (timedOut.length > 0) {
+    warnings.push(
+      `The regex ran longer than ${fileTimeoutMs} ms on ${timedOut.length} file(s), which were skipped: ${timedOut.join(", ")}. Simplify the pattern (avoid nested or adjacent unbounded repeats) or add a literal it must contain.`,
+    );
+  }
+  if (collected.partial)
+    warnings.push(`The search stopped after ${timeoutMs} ms: results are partial.`);
+  if (tooLarge.length > 0) {
+    warnings.push(`${tooLarge.length} file(s) larger than ${maxFileSize} bytes were not searched.`);
+  }
+  return {
+    root,
+    mode,
+    lines,
+    files,
+    counts,
+    totalRecords: records,
+    truncated: records > wanted,
+    filesSearched: candidates.length,
+    skipped: { binary, tooLarge, unreadable, timedOut },
+    partial: collected.partial,
+    warnings,
+  };
+}
