@@ -197,7 +197,7 @@ function parseRgContent(output: string): Record3[] {
   const records: Record3[] = [];
   for (const line of output.split("\n")) {
     if (line === "" || line === "--") continue;
-    const m = /^(.*?)([:-])(\d+)\2([^]*)$/.exec(line);
+    const m = /^(.*?)([:-])(\d+)\2([\s\S]*)$/.exec(line);
     if (!m) throw new Error(`unparsed rg line: ${line}`);
     records.push([m[1] as string, Number(m[3]), m[4] as string, m[2] === ":"]);
   }
