@@ -1,0 +1,132 @@
+/**
+ * grep's own rules (issue 4), beyond what the ripgrep comparison covers: binary files, the size
+ * and column bounds, paging, a regex that never finishes, aborts, one file as the path, the
+ * cache's recheck, and bad input.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeEach, describe, expect, it } from "vitest";
+import { configureScanCache, getOrScan, grep, invalidateFsScanCache } from "../src/index.js";
+import { rejectsWith } from "./helpers/errors.js";
+import { tempTree } from "./helpers/fs.js";
+
+beforeEach(() => {
+  invalidateFsScanCache();
+  configureScanCache({ ttlMs: 60_000 });
+});
+
+describe("grep bounds", () => {
+  it("skips binary files (NUL in the first 8 KiB) and counts them", async () => {
+    const root = await tempTree({
+      "a.txt": "needle\n",
+      "b.bin": Buffer.concat([Buffer.from("needle\n"), Buffer.from([0, 0, 0])]),
+      "late.bin": Buffer.concat([
+        Buffer.alloc(9000, 0x61),
+        Buffer.from("\nneedle\n"),
+        Buffer.from([0]),
+      ]),
+    });
+    const result = await grep("needle", { path: root });
+    expect(result.lines.map((l) => l.path)).toEqual(["a.txt", "late.bin"]);
+    expect(result.skipped.binary).toBe(1);
+  });
+
+  it("names files over the size bound instead of searching them", async () => {
+    const root = await tempTree({
+      "small.txt": "needle\n",
+      "big.txt": `${"x".repeat(5000)}\nneedle\n`,
+    });
+    const result = await grep("needle", { path: root, maxFileSize: 1000 });
+    expect(result.lines.map((l) => l.path)).toEqual(["small.txt"]);
+    expect(result.skipped.tooLarge).toEqual([{ path: "big.txt", size: 5008 }]);
+    expect(result.warnings[0]).toContain("larger than 1000 bytes");
+  });
+
+  it("cuts long lines at the column bound, saying how much was left out", async () => {
+    const root = await tempTree({ "long.txt": `needle ${"z".repeat(600)}\n` });
+    const [line] = (await grep("needle", { path: root })).lines;
+    expect(line?.text).toBe(`needle ${"z".repeat(493)} [… 107 more characters]`);
+    expect((await grep("needle", { path: root, maxColumns: 10 })).lines[0]?.text).toBe(
+      "needle zzz [… 597 more characters]",
+    );
+  });
+
+  it("pages with offset and headLimit over lines, files and counts", async () => {
+    const tree = Object.fromEntries(
+      Array.from({ length: 5 }, (_, i) => [`f${i}.txt`, "hit one\nmiss\nhit two\n"]),
+    );
+    const root = await tempTree(tree);
+    const page = await grep("hit", { path: root, offset: 3, headLimit: 4 });
+    expect(page.lines.map((l) => `${l.path}:${l.line}`)).toEqual([
+      "f1.txt:3",
+      "f2.txt:1",
+      "f2.txt:3",
+      "f3.txt:1",
+    ]);
+    expect(page.truncated).toBe(true);
+    const files = await grep("hit", { path: root, outputMode: "files_with_matches", headLimit: 2 });
+    expect(files).toMatchObject({ files: ["f0.txt", "f1.txt"], truncated: true });
+    const all = await grep("hit", { path: root, outputMode: "count" });
+    expect(all).toMatchObject({ totalRecords: 5, truncated: false });
+    expect(all.counts[0]).toEqual({ path: "f0.txt", count: 2 });
+  });
+});
+
+describe("grep under a hostile regex", () => {
+  it("abandons a file on which the regex never finishes, reports it, and searches the rest", async () => {
+    const root = await tempTree({
+      "a-before.txt": "aaa!\n",
+      "b-hostile.txt": `${"a".repeat(40)}!\n`,
+      "c-after.txt": "aaa!\n",
+    });
+    const result = await grep("(a+)+$", { path: root, fileTimeoutMs: 300 });
+    expect(result.skipped.timedOut).toEqual(["b-hostile.txt"]);
+    expect(result.warnings[0]).toContain("ran longer than 300 ms");
+    // The process keeps serving: the next search answers at once.
+    expect((await grep("aaa", { path: root })).lines.map((l) => l.path)).toEqual([
+      "a-before.txt",
+      "b-hostile.txt",
+      "c-after.txt",
+    ]);
+  });
+
+  it("stops at the overall budget with a partial result", async () => {
+    const tree = Object.fromEntries(
+      Array.from({ length: 3 }, (_, i) => [`h${i}.txt`, `${"a".repeat(40)}!\n`]),
+    );
+    const root = await tempTree(tree);
+    const result = await grep("(a+)+$", { path: root, fileTimeoutMs: 60_000, timeoutMs: 500 });
+    expect(result.partial).toBe(true);
+    expect(result.warnings.join("\n")).toContain("results are partial");
+  });
+});
+
+describe("grep input", () => {
+  it("searches one file given as the path", async () => {
+    const root = await tempTree({ "dir/one.ts": "needle\n", "dir/two.ts": "needle\n" });
+    const result = await grep("needle", { path: join(root, "dir", "one.ts") });
+    expect(result.lines).toEqual([{ path: "one.ts", line: 1, text: "needle", match: true }]);
+  });
+
+  it("refuses bad input with typed errors, and an aborted search with ABORTED", async () => {
+    const root = await tempTree({ "a.txt": "x\n" });
+    expect(await rejectsWith(grep("(unclosed", { path: root }), "INVALID_PATTERN")).toContain(
+      "fixedStrings",
+    );
+    await rejectsWith(grep("", { path: root }), "INVALID_PATTERN");
+    await rejectsWith(grep("x", { path: root, type: "klingon" }), "INVALID_ARGUMENT");
+    await rejectsWith(grep("x", { path: root, before: -1 }), "INVALID_ARGUMENT");
+    await rejectsWith(grep("x", { path: join(root, "missing") }), "NOT_FOUND");
+    await rejectsWith(grep("x", { path: root, signal: AbortSignal.abort() }), "ABORTED");
+    expect((await grep("(unclosed", { path: root, fixedStrings: true })).lines).toEqual([]);
+  });
+
+  it("rechecks an empty candidate list once when the cached listing is old enough", async () => {
+    const root = await tempTree({ "a.md": "x\n" });
+    configureScanCache({ ttlMs: 60_000, emptyRecheckMs: 0 });
+    await getOrScan(root, { includeHidden: true });
+    writeFileSync(join(root, "new.ts"), "needle\n");
+    const result = await grep("needle", { path: root, cache: true, type: "ts" });
+    expect(result.lines.map((l) => l.path)).toEqual(["new.ts"]);
+  });
+});
