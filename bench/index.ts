@@ -6,10 +6,12 @@ import { parseArgs } from "node:util";
 import { benchGuard } from "./guard.js";
 import { machine } from "./lib/measure.js";
 import { benchScan } from "./scan.js";
+import { benchSearch } from "./search.js";
 
 const SUITES = {
   guard: benchGuard,
   scan: benchScan,
+  search: benchSearch,
 } as const;
 
 const { values, positionals } = parseArgs({
