@@ -125,7 +125,8 @@ async function measure(root: string, options: SearchBenchOptions): Promise<strin
       cold: () => grep(row.pattern, base),
       cached: () => grep(row.pattern, { ...base, cache: true }),
     };
-    if (rg.command) ops.rg = () => run(rg.command as string, [...row.rg, "-e", row.pattern, "."], root);
+    if (rg.command)
+      ops.rg = () => run(rg.command as string, [...row.rg, "-e", row.pattern, "."], root);
     const t = await sample(ops, { runs, iterations: 1, warmup: 1 });
     out.push(
       `| ${row.name}: \`${row.pattern}\` | ${formatTiming(t.cold as Timing)} | ${formatTiming(t.cached as Timing)} | ${t.rg ? formatTiming(t.rg) : "missing"} | ${ratio(t.cold as Timing, t.rg)} | ${ratio(t.cached as Timing, t.rg)} |`,
