@@ -58,7 +58,9 @@ export function searchBuffer(buffer: Buffer, settings: EngineSettings): FileOutc
   }
   const matched = settings.multiline
     ? multilineMatches(buffer, start, settings)
-    : lineMatches(buffer, start, settings, folded);
+    : literal === undefined
+      ? textMatches(buffer, start, settings)
+      : lineMatches(buffer, start, settings, folded);
   if (matched.length === 0) return NONE;
   if (settings.mode !== "content") return { kind: "hits", matches: matched.length, lines: [] };
   return {
@@ -122,6 +124,69 @@ function lineMatches(
     from = lineEnd + 1;
   }
   return found;
+}
+
+/**
+ * Matching lines when no literal narrows the search: the file is decoded once and the regex
+ * runs over the whole text (one exec per matching line, not one decode and exec per line). A
+ * match is a line's only if it stays within it; one that runs over a newline is checked again
+ * against its first line alone, as a line-by-line search would.
+ */
+function textMatches(buffer: Buffer, start: number, settings: EngineSettings): Line[] {
+  const text = buffer.toString("utf8", start);
+  const { regex } = settings;
+  const limit = settings.mode === "files_with_matches" ? 1 : settings.maxCount;
+  const numbers: number[] = [];
+  let number = 1;
+  let lineStart = 0;
+  regex.lastIndex = 0;
+  while (numbers.length < limit) {
+    const m = regex.exec(text);
+    if (m === null) break;
+    // Advance the line count to the line holding the match.
+    for (
+      let at = text.indexOf("\n", lineStart);
+      at !== -1 && at < m.index;
+      at = text.indexOf("\n", at + 1)
+    ) {
+      number++;
+      lineStart = at + 1;
+    }
+    if (m.index === text.length && (text.length === 0 || text.endsWith("\n"))) break; // past the last line
+    let lineEnd = text.indexOf("\n", lineStart);
+    if (lineEnd === -1) lineEnd = text.length;
+    const within = m.index + m[0].length <= lineEnd;
+    if (within || oneLine(regex, text.slice(lineStart, lineEnd))) numbers.push(number);
+    // One match makes the line: go on from the next one.
+    regex.lastIndex = lineEnd + 1;
+    if (lineEnd >= text.length) break;
+  }
+  return linesAt(buffer, start, numbers);
+}
+
+function oneLine(regex: RegExp, line: string): boolean {
+  const saved = regex.lastIndex;
+  regex.lastIndex = 0;
+  const found = regex.test(line);
+  regex.lastIndex = saved;
+  return found;
+}
+
+/** Byte bounds of the given 1-based line numbers (ascending). */
+function linesAt(buffer: Buffer, start: number, numbers: readonly number[]): Line[] {
+  const lines: Line[] = [];
+  let number = 1;
+  let lineStart = start;
+  for (const wanted of numbers) {
+    while (number < wanted) {
+      lineStart = buffer.indexOf(NEWLINE, lineStart) + 1;
+      number++;
+    }
+    let end = buffer.indexOf(NEWLINE, lineStart);
+    if (end === -1) end = buffer.length;
+    lines.push({ start: lineStart, end, number });
+  }
+  return lines;
 }
 
 /** Lines touched by matches that may span lines (`-U`), in order, at most `maxCount`. */

@@ -1,20 +1,17 @@
 /**
- * The grep worker: searches a list of files and posts what it finds. Runs in a worker thread so
- * that the caller's event loop never waits on file reads or on a regex, and so that a regex
- * that backtracks without end can be stopped: the thread is terminated, which no code on the
- * main thread could do to a running `RegExp.exec`. Depends on `engine`.
+ * The grep worker: searches ranges of a file list and posts what it finds. Runs in a worker
+ * thread so that the caller's event loop never waits on file reads or on a regex, and so that a
+ * regex that backtracks without end can be stopped: the thread is terminated, which no code on
+ * the main thread could do to a running `RegExp.exec`. Depends on `engine`.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { parentPort, receiveMessageOnPort } from "node:worker_threads";
 import { type EngineSettings, type FileOutcome, type SearchMode, searchBuffer } from "./engine.js";
 
-export interface WorkerJob {
-  /** Tags this job's batches: a batch posted just before a stop must not reach the next job. */
-  readonly id: number;
+/** Once per search: what to search for, and in which files. */
+export interface WorkerSetup {
+  readonly type: "setup";
   readonly files: readonly string[];
-  readonly startAt: number;
-  /** Files to pass over (a regex timed out on them in an earlier worker). */
-  readonly skip: readonly number[];
   readonly source: string;
   readonly flags: string;
   readonly literal: string | undefined;
@@ -25,8 +22,19 @@ export interface WorkerJob {
   readonly maxCount: number;
   readonly mode: SearchMode;
   readonly maxFileSize: number;
-  /** [0]: index of the file being searched, written before each file (-1 until the first). */
+  /** [0]: index of the file being searched, written before each file (-1 before the first). */
   readonly current: SharedArrayBuffer;
+}
+
+/** A range of the files to search. */
+export interface WorkerRange {
+  readonly type: "range";
+  /** Tags this range's batches: a batch posted just before a stop must not be taken for another's. */
+  readonly id: number;
+  readonly start: number;
+  readonly end: number;
+  /** Files to pass over (a regex timed out on them in an earlier worker). */
+  readonly skip: readonly number[];
 }
 
 export type WorkerOutcome =
@@ -36,7 +44,7 @@ export type WorkerOutcome =
 
 export interface WorkerBatch {
   readonly id: number;
-  /** Every file before this index is done. */
+  /** Every file of the range before this index is done. */
   readonly next: number;
   readonly results: readonly (readonly [number, WorkerOutcome])[];
   readonly done: boolean;
@@ -44,6 +52,9 @@ export interface WorkerBatch {
 
 const FLUSH_MS = 10;
 const FLUSH_RESULTS = 128;
+/** Most source files fit: read them with one `read` and no `fstat`. */
+const FIRST_READ = 64 * 1024;
+const scratch = Buffer.allocUnsafe(FIRST_READ);
 
 function read(path: string, maxFileSize: number): Buffer | WorkerOutcome {
   let fd: number;
@@ -53,16 +64,22 @@ function read(path: string, maxFileSize: number): Buffer | WorkerOutcome {
     return { kind: "unreadable", code: (error as NodeJS.ErrnoException).code ?? "EIO" };
   }
   try {
+    const first = readSync(fd, scratch, 0, FIRST_READ, 0);
+    // A short read is the whole file. It is searched before the next read reuses the scratch.
+    if (first < FIRST_READ) {
+      return first > maxFileSize ? { kind: "too-large", size: first } : scratch.subarray(0, first);
+    }
     const size = fstatSync(fd).size;
     if (size > maxFileSize) return { kind: "too-large", size };
-    const buffer = Buffer.allocUnsafe(size);
-    let total = 0;
-    while (total < size) {
-      const n = readSync(fd, buffer, total, size - total, total);
+    const buffer = Buffer.allocUnsafe(Math.max(size, first));
+    scratch.copy(buffer, 0, 0, first);
+    let total = first;
+    while (total < buffer.length) {
+      const n = readSync(fd, buffer, total, buffer.length - total, total);
       if (n === 0) break;
       total += n;
     }
-    return total === size ? buffer : buffer.subarray(0, total);
+    return buffer.subarray(0, total);
   } catch (error) {
     return { kind: "unreadable", code: (error as NodeJS.ErrnoException).code ?? "EIO" };
   } finally {
@@ -70,34 +87,41 @@ function read(path: string, maxFileSize: number): Buffer | WorkerOutcome {
   }
 }
 
-function run(job: WorkerJob): void {
-  const port = parentPort;
-  if (!port) return;
-  const settings: EngineSettings = {
-    regex: new RegExp(job.source, job.flags),
+let setup: WorkerSetup | undefined;
+let settings: EngineSettings | undefined;
+
+function prepare(message: WorkerSetup): void {
+  setup = message;
+  settings = {
+    regex: new RegExp(message.source, message.flags),
     literal:
-      job.literal === undefined
+      message.literal === undefined
         ? undefined
-        : job.ignoreCase
-          ? job.literal
-          : Buffer.from(job.literal, "utf8"),
-    multiline: job.multiline,
-    before: job.before,
-    after: job.after,
-    maxCount: job.maxCount,
-    mode: job.mode,
+        : message.ignoreCase
+          ? message.literal
+          : Buffer.from(message.literal, "utf8"),
+    multiline: message.multiline,
+    before: message.before,
+    after: message.after,
+    maxCount: message.maxCount,
+    mode: message.mode,
   };
-  const current = new Int32Array(job.current);
-  const skip = new Set(job.skip);
+}
+
+function search(range: WorkerRange): void {
+  const port = parentPort;
+  if (!port || !setup || !settings) return;
+  const current = new Int32Array(setup.current);
+  const skip = new Set(range.skip);
   let results: [number, WorkerOutcome][] = [];
   let flushed = performance.now();
   const flush = (next: number, done: boolean) => {
-    const batch: WorkerBatch = { id: job.id, next, results, done };
+    const batch: WorkerBatch = { id: range.id, next, results, done };
     port.postMessage(batch);
     results = [];
     flushed = performance.now();
   };
-  for (let i = job.startAt; i < job.files.length; i++) {
+  for (let i = range.start; i < range.end; i++) {
     if (results.length >= FLUSH_RESULTS || performance.now() - flushed >= FLUSH_MS) {
       flush(i, false);
       // The caller has enough (or gave up): stop between files.
@@ -105,13 +129,15 @@ function run(job: WorkerJob): void {
     }
     if (skip.has(i)) continue;
     Atomics.store(current, 0, i);
-    const file = read(job.files[i] as string, job.maxFileSize);
+    const file = read(setup.files[i] as string, setup.maxFileSize);
     const outcome = Buffer.isBuffer(file) ? searchBuffer(file, settings) : file;
     if (outcome.kind !== "none") results.push([i, outcome]);
   }
-  flush(job.files.length, true);
+  flush(range.end, true);
 }
 
-parentPort?.on("message", (message: WorkerJob | "stop") => {
-  if (message !== "stop") run(message);
+parentPort?.on("message", (message: WorkerSetup | WorkerRange | "stop") => {
+  if (message === "stop") return;
+  if (message.type === "setup") prepare(message);
+  else search(message);
 });
