@@ -78,6 +78,72 @@ interface Found {
   mtimeMs: number;
 }
 
+/** Entry indices by the extension of their name, per listing (listings never change). */
+const extensionIndexes = new WeakMap<readonly ScanEntry[], Map<string, number[]>>();
+
+function extensionIndex(entries: readonly ScanEntry[]): Map<string, number[]> {
+  let index = extensionIndexes.get(entries);
+  if (index) return index;
+  index = new Map();
+  for (let i = 0; i < entries.length; i++) {
+    const path = (entries[i] as ScanEntry).path;
+    const dot = path.lastIndexOf(".");
+    if (dot <= path.lastIndexOf("/")) continue;
+    const extension = path.slice(dot + 1);
+    const bucket = index.get(extension);
+    if (bucket) bucket.push(i);
+    else index.set(extension, [i]);
+  }
+  extensionIndexes.set(entries, index);
+  return index;
+}
+
+/**
+ * The extension every path matching `pattern` must end with: the pattern's trailing literal text
+ * (after its last special character) ends in `.ext`. Undefined when it does not say.
+ */
+function requiredExtension(pattern: string): string | undefined {
+  let tail = pattern.length;
+  while (tail > 0 && !/[*?[\]{}()!+@\\]/.test(pattern[tail - 1] as string)) tail--;
+  const literal = pattern.slice(tail);
+  const dot = literal.lastIndexOf(".");
+  if (dot === -1 || dot === literal.length - 1 || literal.slice(dot).includes("/"))
+    return undefined;
+  return literal.slice(dot + 1);
+}
+
+const matchers = new Map<string, (path: string) => boolean>();
+// Agents repeat patterns: compiled matchers are kept, a few dozen at most.
+const MATCHER_CACHE = 64;
+
+/**
+ * A matcher for a normalized pattern. `*.ext` and `**\/*.ext` (a name ending, nothing else to
+ * match) take a string test; everything else is picomatch, with a pattern without `/` matched
+ * against the last path component, as at any depth.
+ */
+function matcherFor(pattern: string, dot: boolean): (path: string) => boolean {
+  const key = `${dot ? "." : "-"}${pattern}`;
+  let matcher = matchers.get(key);
+  if (matcher) return matcher;
+  const ending = /^(?:\*\*\/)?\*([^*?[\]{}()!+@\\/]+)$/.exec(pattern)?.[1];
+  if (ending !== undefined) {
+    // `*` never matches a leading dot unless `dot`; the listing holds no other hidden entries.
+    matcher = (path) => {
+      if (!path.endsWith(ending)) return false;
+      return dot || path.charCodeAt(path.lastIndexOf("/") + 1) !== 0x2e;
+    };
+  } else if (!pattern.includes("/") && !pattern.startsWith("!")) {
+    // picomatch's own basename mode calls path.basename on every path: test the name directly.
+    const regex = picomatch.makeRe(pattern, { dot });
+    matcher = (path) => regex.test(path.slice(path.lastIndexOf("/") + 1));
+  } else {
+    matcher = picomatch(pattern, { dot, basename: !pattern.includes("/") });
+  }
+  if (matchers.size >= MATCHER_CACHE) matchers.delete(matchers.keys().next().value as string);
+  matchers.set(key, matcher);
+  return matcher;
+}
+
 function typeMatches(entry: ScanEntry, fileType: GlobFileType): boolean {
   return fileType === "any" || entry.type === fileType;
 }
@@ -104,7 +170,7 @@ export async function glob(pattern: string, options: GlobOptions = {}): Promise<
   const includeNodeModules = options.includeNodeModules ?? normalized.includes("node_modules");
   let isMatch: (path: string) => boolean;
   try {
-    isMatch = picomatch(normalized, { dot: hidden, basename: !normalized.includes("/") });
+    isMatch = matcherFor(normalized, hidden);
   } catch (error) {
     throw invalidPattern(pattern, error instanceof Error ? error.message : String(error));
   }
@@ -112,12 +178,28 @@ export async function glob(pattern: string, options: GlobOptions = {}): Promise<
   // keeps out the hidden entries it does not name.
   const policy = { includeHidden: hidden || namesHidden(normalized), useGitignore };
 
+  const negated = normalized.startsWith("!");
+  const head = negated ? "" : picomatch.scan(normalized).base;
+  const extension = negated ? undefined : requiredExtension(normalized);
   const filter = (entries: readonly ScanEntry[], prefix: string): Found[] => {
     const out: Found[] = [];
-    for (const entry of entries) {
+    const under = prefix === "" && head !== "" ? `${head}/` : "";
+    // Only the entries with the extension every match ends with, when there is one.
+    const candidates =
+      extension === undefined ? undefined : (extensionIndex(entries).get(extension) ?? []);
+    const count = candidates ? candidates.length : entries.length;
+    for (let k = 0; k < count; k++) {
+      const entry = entries[candidates ? (candidates[k] as number) : k] as ScanEntry;
+      if (under !== "" && !entry.path.startsWith(under)) continue;
       if (!typeMatches(entry, fileType)) continue;
       const path = prefix + entry.path;
-      if (!includeNodeModules && /(^|\/)node_modules(\/|$)/.test(path)) continue;
+      if (
+        !includeNodeModules &&
+        path.includes("node_modules") &&
+        /(^|\/)node_modules(\/|$)/.test(path)
+      ) {
+        continue;
+      }
       if (isMatch(path)) out.push({ path, entry, mtimeMs: 0 });
     }
     return out;
