@@ -1,11 +1,20 @@
 /**
  * Running the built library as an unprivileged user: root reads every directory, so the tests
  * of permission errors run a child process as `nobody` (uid 65534) through `setpriv`. The
- * child imports a world-readable copy of `dist/`, since the checkout may sit in a private
+ * child imports a world-readable copy of `dist/` (and of the runtime dependencies), since the
+ * checkout may sit in a private
  * directory (a CI clone in a `mktemp -d`, say).
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, cpSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,9 +38,19 @@ function openToAll(path: string): void {
 function entry(): string {
   if (!copy) {
     copy = mkdtempSync(join(tmpdir(), "freshfs-dist-"));
-    cpSync(fileURLToPath(new URL("../../dist", import.meta.url)), join(copy, "dist"), {
-      recursive: true,
-    });
+    const repo = new URL("../../", import.meta.url);
+    cpSync(fileURLToPath(new URL("dist", repo)), join(copy, "dist"), { recursive: true });
+    // The runtime dependencies too, where the copy resolves them.
+    const manifest = JSON.parse(readFileSync(new URL("package.json", repo), "utf8"));
+    for (const name of Object.keys(manifest.dependencies ?? {})) {
+      cpSync(
+        fileURLToPath(new URL(`node_modules/${name}`, repo)),
+        join(copy, "node_modules", name),
+        {
+          recursive: true,
+        },
+      );
+    }
     writeFileSync(join(copy, "package.json"), '{ "type": "module" }\n');
     openToAll(copy);
   }
