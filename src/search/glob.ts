@@ -72,10 +72,10 @@ function namesHidden(pattern: string): boolean {
   return pattern.split("/").some((segment) => /^\.[^./]/.test(segment));
 }
 
+/** Matching paths (as the caller sees them) and their entries, in listing order. */
 interface Found {
-  readonly path: string;
-  readonly entry: ScanEntry;
-  mtimeMs: number;
+  readonly paths: string[];
+  readonly entries: ScanEntry[];
 }
 
 /** Entry indices by the extension of their name, per listing (listings never change). */
@@ -117,19 +117,24 @@ const matchers = new Map<string, (path: string) => boolean>();
 const MATCHER_CACHE = 64;
 
 /**
- * A matcher for a normalized pattern. `*.ext` and `**\/*.ext` (a name ending, nothing else to
- * match) take a string test; everything else is picomatch, with a pattern without `/` matched
- * against the last path component, as at any depth.
+ * A matcher for a normalized pattern. `*.ext`, `**\/*.ext` and `head/**\/*.ext` (a name ending
+ * under a literal head) take string tests; everything else is picomatch, with a pattern
+ * without `/` matched against the last path component, as at any depth.
  */
 function matcherFor(pattern: string, dot: boolean): (path: string) => boolean {
   const key = `${dot ? "." : "-"}${pattern}`;
   let matcher = matchers.get(key);
   if (matcher) return matcher;
-  const ending = /^(?:\*\*\/)?\*([^*?[\]{}()!+@\\/]+)$/.exec(pattern)?.[1];
-  if (ending !== undefined) {
-    // `*` never matches a leading dot unless `dot`; the listing holds no other hidden entries.
+  // `*.ext`, `**/*.ext` or `dir/sub/**/*.ext`: a literal head, any depth, a name ending.
+  const simple = /^((?:[^*?[\]{}()!+@\\/]+\/)*?)(?:\*\*\/)?\*([^*?[\]{}()!+@\\/]+)$/.exec(pattern);
+  const head = simple?.[1] ?? "";
+  const ending = simple?.[2];
+  const deep = head === "" || pattern.slice(head.length).startsWith("**/");
+  if (ending !== undefined && deep && (dot || !/(^|\/)\./.test(head))) {
+    // `*` never matches a leading dot unless `dot`; the listing holds no other hidden entries
+    // (a head naming a hidden directory is left to picomatch).
     matcher = (path) => {
-      if (!path.endsWith(ending)) return false;
+      if (!path.endsWith(ending) || !path.startsWith(head)) return false;
       return dot || path.charCodeAt(path.lastIndexOf("/") + 1) !== 0x2e;
     };
   } else if (!pattern.includes("/") && !pattern.startsWith("!")) {
@@ -181,8 +186,8 @@ export async function glob(pattern: string, options: GlobOptions = {}): Promise<
   const negated = normalized.startsWith("!");
   const head = negated ? "" : picomatch.scan(normalized).base;
   const extension = negated ? undefined : requiredExtension(normalized);
-  const filter = (entries: readonly ScanEntry[], prefix: string): Found[] => {
-    const out: Found[] = [];
+  const filter = (entries: readonly ScanEntry[], prefix: string): Found => {
+    const out: Found = { paths: [], entries: [] };
     const under = prefix === "" && head !== "" ? `${head}/` : "";
     // Only the entries with the extension every match ends with, when there is one.
     const candidates =
@@ -200,7 +205,10 @@ export async function glob(pattern: string, options: GlobOptions = {}): Promise<
       ) {
         continue;
       }
-      if (isMatch(path)) out.push({ path, entry, mtimeMs: 0 });
+      if (isMatch(path)) {
+        out.paths.push(path);
+        out.entries.push(entry);
+      }
     }
     return out;
   };
@@ -208,13 +216,13 @@ export async function glob(pattern: string, options: GlobOptions = {}): Promise<
   // Without the cache, a pattern with a static head (`src/**/*.ts`) walks only under it, unless
   // the walker would have left that directory out, so the answer never depends on the cache.
   const base = options.cache ? "" : picomatch.scan(normalized).base;
-  let found: Found[];
+  let found: Found;
   if (base !== "" && !normalized.startsWith("!")) {
     if (
       base.split("/").includes(".git") ||
       (useGitignore && explainPath(root, base, true).ignored)
     ) {
-      found = [];
+      found = { paths: [], entries: [] };
     } else {
       let under: string;
       try {
@@ -225,26 +233,34 @@ export async function glob(pattern: string, options: GlobOptions = {}): Promise<
       found = await searchListing(
         { root: under, policy, cache: false, signal: options.signal },
         (listing) => filter(listing.entries, `${base}/`),
-        (matches) => matches.length === 0,
+        (matches) => matches.paths.length === 0,
       );
     }
   } else {
     found = await searchListing(
       { root, policy, cache: options.cache ?? false, signal: options.signal },
       (listing) => filter(listing.entries, ""),
-      (matches) => matches.length === 0,
+      (matches) => matches.paths.length === 0,
     );
   }
 
+  let paths = found.paths;
   if (options.sortByMtime) {
-    for (let i = 0; i < found.length; i++) {
-      const match = found[i] as Found;
-      match.mtimeMs = match.entry.mtimeMs;
+    const mtimes: number[] = [];
+    for (let i = 0; i < found.entries.length; i++) {
+      mtimes.push((found.entries[i] as ScanEntry).mtimeMs);
       // An lstat each: yield now and then, for a pattern that matches a whole tree.
       if (i % 2048 === 2047) await new Promise((resolve) => setImmediate(resolve));
     }
-    found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const order = paths.map((_, i) => i);
+    order.sort((a, b) => {
+      const byTime = (mtimes[b] as number) - (mtimes[a] as number);
+      const pa = paths[a] as string;
+      const pb = paths[b] as string;
+      return byTime || (pa < pb ? -1 : pa > pb ? 1 : 0);
+    });
+    paths = order.map((i) => found.paths[i] as string);
   }
-  const matches = found.slice(0, maxResults).map((entry) => entry.path);
-  return { root, matches, totalMatches: found.length, truncated: found.length > matches.length };
+  const matches = paths.length > maxResults ? paths.slice(0, maxResults) : paths;
+  return { root, matches, totalMatches: paths.length, truncated: paths.length > matches.length };
 }
