@@ -146,7 +146,8 @@ async function measure(root: string, options: SearchBenchOptions): Promise<strin
       tinyglobby: () => tinyglob(pattern, { cwd: root, ignore: ["**/node_modules/**"] }),
     };
     if (rg.command) ops.rg = () => run(rg.command as string, ["--files", "-g", pattern, "."], root);
-    const t = await sample(ops, { runs, iterations: 1, warmup: 1 });
+    // Ten calls a run: a single sub-millisecond call is mostly timer and scheduling noise.
+    const t = await sample(ops, { runs, iterations: options.quick ? 2 : 10, warmup: 3 });
     const speedup = t.rg ? `${(t.rg.median / (t.cached as Timing).median).toFixed(0)}×` : "missing";
     out.push(
       `| \`${pattern}\` | ${formatTiming(t.cached as Timing)} | ${formatTiming(t.tinyglobby as Timing)} | ${t.rg ? formatTiming(t.rg) : "missing"} | ${speedup} |`,
