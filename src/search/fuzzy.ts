@@ -49,6 +49,9 @@ export interface FuzzyFindResult {
 /** What a listing needs for fast queries, built once per listing (listings are immutable). */
 interface FuzzyIndex {
   readonly lower: string[];
+  /** Lower-cased basename, and the same without its last extension. */
+  readonly base: string[];
+  readonly stem: string[];
   readonly baseStart: Int32Array;
   readonly masks: Int32Array;
 }
@@ -71,16 +74,23 @@ function indexOf(entries: readonly ScanEntry[]): FuzzyIndex {
   let index = indexes.get(entries);
   if (index) return index;
   const lower = new Array<string>(entries.length);
+  const base = new Array<string>(entries.length);
+  const stem = new Array<string>(entries.length);
   const baseStart = new Int32Array(entries.length);
   const masks = new Int32Array(entries.length);
   for (let i = 0; i < entries.length; i++) {
     const path = (entries[i] as ScanEntry).path;
     const low = path.toLowerCase();
     lower[i] = low;
-    baseStart[i] = path.lastIndexOf("/") + 1;
+    const start = path.lastIndexOf("/") + 1;
+    baseStart[i] = start;
+    const name = low.slice(start);
+    base[i] = name;
+    const dot = name.lastIndexOf(".");
+    stem[i] = dot > 0 ? name.slice(0, dot) : name;
     masks[i] = maskOf(low);
   }
-  index = { lower, baseStart, masks };
+  index = { lower, base, stem, baseStart, masks };
   indexes.set(entries, index);
   return index;
 }
@@ -107,7 +117,8 @@ function isDigit(c: number): boolean {
 
 /** The bonus for matching `original[j]`, from the character before it. */
 function bonusAt(original: string, j: number): number {
-  if (j === 0) return BONUS_BOUNDARY;
+  // The start of the path begins its first segment, as a "/" begins the others.
+  if (j === 0) return BONUS_SLASH;
   const previous = original.charCodeAt(j - 1);
   const current = original.charCodeAt(j);
   if (previous === 0x2f) return BONUS_SLASH;
@@ -178,27 +189,68 @@ interface Term {
   readonly hasSlash: boolean;
 }
 
-/** The tier and alignment of one term against one path, or undefined when it does not match. */
-function scoreTerm(term: Term, path: string, lower: string, baseStart: number): number | undefined {
+/** The best contiguous alignment of `query` in `text` at or after `from`: each occurrence scored. */
+function contiguous(query: string, text: string, original: string, from: number): number {
+  let best = Number.NEGATIVE_INFINITY;
+  for (let at = text.indexOf(query, from); at !== -1; at = text.indexOf(query, at + 1)) {
+    let score = SCORE_MATCH + bonusAt(original, at) * FIRST_CHAR_MULTIPLIER;
+    for (let k = 1; k < query.length; k++) {
+      score += SCORE_MATCH + Math.max(bonusAt(original, at + k), BONUS_CONSECUTIVE);
+    }
+    best = Math.max(best, score);
+  }
+  return best;
+}
+
+/** What `tierOf` found: the term's tier, and its alignment when cheap (NaN when left for later). */
+let foundTier = 0;
+let foundAlignment = 0;
+
+/**
+ * One term against one path: its tier and, for the tiers where the letters stand together, its
+ * alignment when `aligned` (cheap: each occurrence scored), in `foundTier` and `foundAlignment`. A subsequence
+ * tier's alignment needs the full alignment search and is left NaN, to be computed only if the
+ * path may make the cut. False when the term does not match. (Results go to module variables,
+ * not a returned pair: this runs for every path, and the pairs were most of the garbage.)
+ */
+function tierOf(term: Term, path: string, index: FuzzyIndex, i: number, aligned: boolean): boolean {
+  const lower = index.lower[i] as string;
+  const baseStart = index.baseStart[i] as number;
   const text = term.caseSensitive ? path : lower;
   const q = term.text;
   if (!term.hasSlash) {
-    const base = text.slice(baseStart);
-    const dot = base.lastIndexOf(".");
-    const stem = dot > 0 ? base.slice(0, dot) : base;
+    let base = index.base[i] as string;
+    let stem = index.stem[i] as string;
+    if (term.caseSensitive) {
+      base = path.slice(baseStart);
+      const dot = base.lastIndexOf(".");
+      stem = dot > 0 ? base.slice(0, dot) : base;
+    }
     let tier = 0;
     if (base === q || stem === q) tier = 120;
     else if (base.startsWith(q)) tier = 100;
     else if (base.includes(q)) tier = 80;
-    if (tier > 0 || isSubsequence(q, text, baseStart)) {
-      const inBase = align(q, text, path, baseStart);
-      if (tier === 0) tier = text.includes(q) ? 60 : 50;
-      return tier * 1000 + inBase;
+    if (tier > 0) {
+      foundTier = tier;
+      foundAlignment = aligned ? contiguous(q, text, path, baseStart) : 0;
+      return true;
+    }
+    if (isSubsequence(q, text, baseStart)) {
+      const together = text.includes(q);
+      foundTier = together ? 60 : 50;
+      foundAlignment = together && aligned ? contiguous(q, text, path, 0) : Number.NaN;
+      return true;
     }
   }
-  if (!isSubsequence(q, text, 0)) return undefined;
-  const tier = text.includes(q) ? 60 : 30;
-  return tier * 1000 + align(q, text, path, 0);
+  if (text.includes(q)) {
+    foundTier = 60;
+    foundAlignment = aligned ? contiguous(q, text, path, 0) : 0;
+    return true;
+  }
+  if (!isSubsequence(q, text, 0)) return false;
+  foundTier = 30;
+  foundAlignment = Number.NaN;
+  return true;
 }
 
 export async function fuzzyFind(
@@ -230,38 +282,74 @@ export async function fuzzyFind(
     useGitignore: options.gitignore ?? true,
   };
 
-  const search = (entries: readonly ScanEntry[]): FuzzyMatch[] => {
+  /** The full score of path `i`: its tiers and every alignment, the costly ones included. */
+  const fullScore = (entries: readonly ScanEntry[], index: FuzzyIndex, i: number): number => {
+    const entry = entries[i] as ScanEntry;
+    let score = entry.type === "dir" ? 10_000 : 0;
+    for (const term of terms) {
+      tierOf(term, entry.path, index, i, true);
+      const alignment = Number.isNaN(foundAlignment)
+        ? align(
+            term.text,
+            term.caseSensitive ? entry.path : (index.lower[i] as string),
+            entry.path,
+            foundTier === 50 ? (index.baseStart[i] as number) : 0,
+          )
+        : foundAlignment;
+      score += foundTier * 1000 + alignment;
+    }
+    return score;
+  };
+
+  const search = (entries: readonly ScanEntry[]): { matches: FuzzyMatch[]; total: number } => {
     const index = indexOf(entries);
-    const found: FuzzyMatch[] = [];
+    // Phase one, every path: does it match, and in which tiers. Tiers decide the order between
+    // paths (an alignment never reaches 1000 points), so the alignments are computed only for
+    // the tiers that reach the cut.
+    const matched: number[] = [];
+    const tierSums: number[] = [];
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i] as ScanEntry;
       if (entry.type === "dir" && !includeDirectories) continue;
       const masks = index.masks[i] as number;
-      if (terms.some((term) => (masks & term.mask) !== term.mask)) continue;
+      let possible = true;
+      for (const term of terms) if ((masks & term.mask) !== term.mask) possible = false;
+      if (!possible) continue;
       const lower = index.lower[i] as string;
-      if (!includeNodeModules && lower.includes("node_modules")) {
-        if (/(^|\/)node_modules(\/|$)/.test(entry.path)) continue;
+      if (
+        !includeNodeModules &&
+        lower.includes("node_modules") &&
+        /(^|\/)node_modules(\/|$)/.test(entry.path)
+      ) {
+        continue;
       }
-      let score = 0;
+      let tierSum = entry.type === "dir" ? 10 : 0;
       for (const term of terms) {
-        const termScore = scoreTerm(term, entry.path, lower, index.baseStart[i] as number);
-        if (termScore === undefined) {
-          score = Number.NaN;
+        if (!tierOf(term, entry.path, index, i, false)) {
+          tierSum = -1;
           break;
         }
-        score += termScore;
+        tierSum += foundTier;
       }
-      if (Number.isNaN(score)) continue;
-      if (entry.type === "dir") score += 10_000;
-      found.push({ path: entry.path, type: entry.type, score });
+      if (tierSum < 0) continue;
+      matched.push(i);
+      tierSums.push(tierSum);
     }
-    found.sort(
-      (a, b) =>
-        b.score - a.score ||
-        a.path.length - b.path.length ||
-        (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
-    );
-    return found;
+    // Phase two, from the best tier down: score the paths of each tier until `limit` are in.
+    const picked: FuzzyMatch[] = [];
+    const levels = [...new Set(tierSums)].sort((a, b) => b - a);
+    for (const level of levels) {
+      if (picked.length >= limit) break;
+      const top = new TopK(limit - picked.length);
+      for (let k = 0; k < matched.length; k++) {
+        if (tierSums[k] !== level) continue;
+        const i = matched[k] as number;
+        const entry = entries[i] as ScanEntry;
+        top.offer({ path: entry.path, type: entry.type, score: fullScore(entries, index, i) });
+      }
+      picked.push(...top.sorted());
+    }
+    return { matches: picked, total: matched.length };
   };
 
   // An empty query ranks nothing: the listing's first entries, in path order, as fzf shows them.
@@ -269,21 +357,96 @@ export async function fuzzyFind(
     terms.length === 0
       ? await searchListing(
           { root, policy, cache: options.cache ?? false, signal: options.signal },
-          (listing) =>
-            listing.entries
+          (listing) => {
+            const all = listing.entries
               .filter(
                 (entry) =>
                   (includeDirectories || entry.type !== "dir") &&
                   (includeNodeModules || !/(^|\/)node_modules(\/|$)/.test(entry.path)),
               )
-              .map((entry) => ({ path: entry.path, type: entry.type, score: 0 })),
+              .map((entry) => ({ path: entry.path, type: entry.type, score: 0 }));
+            return { matches: all.slice(0, limit), total: all.length };
+          },
           () => false,
         )
       : await searchListing(
           { root, policy, cache: options.cache ?? false, signal: options.signal },
           (listing) => search(listing.entries),
-          (matches) => matches.length === 0,
+          (result) => result.total === 0,
         );
-  const matches = found.slice(0, limit);
-  return { root, matches, totalMatches: found.length, truncated: found.length > matches.length };
+  return {
+    root,
+    matches: found.matches,
+    totalMatches: found.total,
+    truncated: found.total > found.matches.length,
+  };
+}
+
+/**
+ * The best `k` matches offered, kept in a heap with the worst at the top: a tier can hold tens of
+ * thousands of paths, and sorting them all to keep a hundred was most of a short query's time.
+ */
+class TopK {
+  readonly #k: number;
+  readonly #heap: FuzzyMatch[] = [];
+
+  constructor(k: number) {
+    this.#k = k;
+  }
+
+  offer(match: FuzzyMatch): void {
+    const heap = this.#heap;
+    if (heap.length < this.#k) {
+      heap.push(match);
+      this.#up(heap.length - 1);
+    } else if (heap.length > 0 && byRank(match, heap[0] as FuzzyMatch) < 0) {
+      heap[0] = match;
+      this.#down(0);
+    }
+  }
+
+  sorted(): FuzzyMatch[] {
+    return [...this.#heap].sort(byRank);
+  }
+
+  // The heap's order is reversed rank: the top is the match that ranks last.
+  #worse(a: number, b: number): boolean {
+    return byRank(this.#heap[a] as FuzzyMatch, this.#heap[b] as FuzzyMatch) > 0;
+  }
+
+  #swap(a: number, b: number): void {
+    const heap = this.#heap;
+    [heap[a], heap[b]] = [heap[b] as FuzzyMatch, heap[a] as FuzzyMatch];
+  }
+
+  #up(at: number): void {
+    for (let i = at; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (!this.#worse(i, parent)) return;
+      this.#swap(i, parent);
+      i = parent;
+    }
+  }
+
+  #down(at: number): void {
+    const n = this.#heap.length;
+    for (let i = at; ; ) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let worst = i;
+      if (left < n && this.#worse(left, worst)) worst = left;
+      if (right < n && this.#worse(right, worst)) worst = right;
+      if (worst === i) return;
+      this.#swap(i, worst);
+      i = worst;
+    }
+  }
+}
+
+function byRank(a: FuzzyMatch, b: FuzzyMatch): number {
+  return (
+    b.score - a.score ||
+    a.path.length - b.path.length ||
+    (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+  );
 }

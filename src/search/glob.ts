@@ -3,11 +3,12 @@
  * `search/listing` and picomatch (glob semantics are picomatch's, as in tinyglobby and fast-glob;
  * not hand-rolled).
  */
+import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
 import { FreshfsError } from "../errors.js";
 import { explainPath } from "../scan/explain.js";
-import { resolveScanRoot, type ScanEntry } from "../scan/walk.js";
+import { resolveScanRoot, ScanEntry } from "../scan/walk.js";
 import { searchListing } from "./listing.js";
 
 export type GlobFileType = "file" | "dir" | "symlink" | "any";
@@ -57,6 +58,11 @@ export function normalizePattern(pattern: string, root: string): string {
   let out = pattern;
   if (out.startsWith(`${root}/`)) out = out.slice(root.length + 1);
   while (out.startsWith("./")) out = out.slice(2);
+  // `a//b` and `a/./b` name `a/b`.
+  out = out
+    .replace(/\/{2,}/g, "/")
+    .replace(/(^|\/)\.(?=\/)/g, "$1")
+    .replace(/^\//, "");
   let open = 0;
   for (let i = 0; i < out.length; i++) {
     const c = out[i];
@@ -112,6 +118,8 @@ function requiredExtension(pattern: string): string | undefined {
   return literal.slice(dot + 1);
 }
 
+const MAX_STARS_PER_NAME = 3;
+
 const matchers = new Map<string, (path: string) => boolean>();
 // Agents repeat patterns: compiled matchers are kept, a few dozen at most.
 const MATCHER_CACHE = 64;
@@ -150,7 +158,34 @@ function matcherFor(pattern: string, dot: boolean): (path: string) => boolean {
 }
 
 function typeMatches(entry: ScanEntry, fileType: GlobFileType): boolean {
-  return fileType === "any" || entry.type === fileType;
+  return typeMatchesType(entry.type, fileType);
+}
+
+function typeMatchesType(type: ScanEntry["type"], fileType: GlobFileType): boolean {
+  return fileType === "any" || type === fileType;
+}
+
+/**
+ * The pattern's literal directory head (`src/lib` of `src/lib/**\/*.ts`), or "" when there is
+ * none. A pattern without wildcards is a path: its head is its directory. An escaped character
+ * in the head leaves it to the matcher.
+ */
+function staticHead(pattern: string): string {
+  const scan = picomatch.scan(pattern);
+  const head = scan.isGlob
+    ? scan.base
+    : pattern.includes("/")
+      ? pattern.slice(0, pattern.lastIndexOf("/"))
+      : "";
+  return head.includes("\\") ? "" : head;
+}
+
+function isRealDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory() && realpathSync.native(path) === path;
+  } catch {
+    return false;
+  }
 }
 
 export async function glob(pattern: string, options: GlobOptions = {}): Promise<GlobResult> {
@@ -173,6 +208,16 @@ export async function glob(pattern: string, options: GlobOptions = {}): Promise<
   const hidden = options.hidden ?? false;
   const useGitignore = options.gitignore ?? true;
   const includeNodeModules = options.includeNodeModules ?? normalized.includes("node_modules");
+  // picomatch compiles to backtracking regexes: several stars in one name cost O(n^k) on a
+  // long name (6 stars: seconds). No sane pattern needs more than three.
+  for (const segment of normalized.split("/")) {
+    if (segment !== "**" && (segment.match(/\*+/g) ?? []).length > MAX_STARS_PER_NAME) {
+      throw invalidPattern(
+        pattern,
+        `more than ${MAX_STARS_PER_NAME} wildcards in one name (${JSON.stringify(segment)}) could take minutes to match; use fewer`,
+      );
+    }
+  }
   let isMatch: (path: string) => boolean;
   try {
     isMatch = matcherFor(normalized, hidden);
@@ -184,7 +229,7 @@ export async function glob(pattern: string, options: GlobOptions = {}): Promise<
   const policy = { includeHidden: hidden || namesHidden(normalized), useGitignore };
 
   const negated = normalized.startsWith("!");
-  const head = negated ? "" : picomatch.scan(normalized).base;
+  const head = negated ? "" : staticHead(normalized);
   const extension = negated ? undefined : requiredExtension(normalized);
   const filter = (entries: readonly ScanEntry[], prefix: string): Found => {
     const out: Found = { paths: [], entries: [] };
@@ -195,7 +240,7 @@ export async function glob(pattern: string, options: GlobOptions = {}): Promise<
     const count = candidates ? candidates.length : entries.length;
     for (let k = 0; k < count; k++) {
       const entry = entries[candidates ? (candidates[k] as number) : k] as ScanEntry;
-      if (under !== "" && !entry.path.startsWith(under)) continue;
+      if (under !== "" && !entry.path.startsWith(under) && entry.path !== head) continue;
       if (!typeMatches(entry, fileType)) continue;
       const path = prefix + entry.path;
       if (
@@ -215,27 +260,34 @@ export async function glob(pattern: string, options: GlobOptions = {}): Promise<
 
   // Without the cache, a pattern with a static head (`src/**/*.ts`) walks only under it, unless
   // the walker would have left that directory out, so the answer never depends on the cache.
-  const base = options.cache ? "" : picomatch.scan(normalized).base;
+  const base = options.cache ? "" : head;
   let found: Found;
-  if (base !== "" && !normalized.startsWith("!")) {
+  // The head must lead where its name says: no `..`, no symlinked directory on the way (the
+  // cached listing never goes through one, and the two answers must agree).
+  const under = base === "" ? undefined : join(root, base);
+  if (under !== undefined && !base.split("/").includes("..") && isRealDirectory(under)) {
     if (
       base.split("/").includes(".git") ||
       (useGitignore && explainPath(root, base, true).ignored)
     ) {
       found = { paths: [], entries: [] };
     } else {
-      let under: string;
-      try {
-        under = resolveScanRoot(join(root, base));
-      } catch {
-        return { root, matches: [], totalMatches: 0, truncated: false };
-      }
       found = await searchListing(
         { root: under, policy, cache: false, signal: options.signal },
-        (listing) => filter(listing.entries, `${base}/`),
+        (listing) => {
+          const inside = filter(listing.entries, `${base}/`);
+          // The head directory itself is a match too (`src/**` matches `src`).
+          if (typeMatchesType("dir", fileType) && isMatch(base)) {
+            inside.paths.unshift(base);
+            inside.entries.unshift(new ScanEntry(root, base, "dir"));
+          }
+          return inside;
+        },
         (matches) => matches.paths.length === 0,
       );
     }
+  } else if (under !== undefined && !existsSync(under)) {
+    found = { paths: [], entries: [] };
   } else {
     found = await searchListing(
       { root, policy, cache: options.cache ?? false, signal: options.signal },

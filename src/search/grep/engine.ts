@@ -14,6 +14,11 @@ export interface EngineSettings {
   /** Bytes every match contains (case-sensitive search), or their lower-case text (folded). */
   readonly literal: Buffer | string | undefined;
   readonly multiline: boolean;
+  /**
+   * The regex may run over a whole file's text: it has no lookaround, which there could see
+   * past the end of a line.
+   */
+  readonly wholeText: boolean;
   readonly before: number;
   readonly after: number;
   /** Most matching lines per file. */
@@ -58,7 +63,7 @@ export function searchBuffer(buffer: Buffer, settings: EngineSettings): FileOutc
   }
   const matched = settings.multiline
     ? multilineMatches(buffer, start, settings)
-    : literal === undefined
+    : literal === undefined && settings.wholeText
       ? textMatches(buffer, start, settings)
       : lineMatches(buffer, start, settings, folded);
   if (matched.length === 0) return NONE;

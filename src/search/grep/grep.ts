@@ -20,7 +20,13 @@ import { searchListing } from "../listing.js";
 import type { LineRecord, SearchMode } from "./engine.js";
 import { compilePattern } from "./pattern.js";
 import { FILE_TYPES } from "./types.js";
-import type { WorkerBatch, WorkerOutcome, WorkerRange, WorkerSetup } from "./worker.js";
+import {
+  STOPPED,
+  type WorkerBatch,
+  type WorkerOutcome,
+  type WorkerRange,
+  type WorkerSetup,
+} from "./worker.js";
 
 export type GrepOutputMode = SearchMode;
 
@@ -104,6 +110,8 @@ export interface GrepResult {
     readonly unreadable: readonly { readonly path: string; readonly code: string }[];
     /** Files abandoned because the regex ran past `fileTimeoutMs` on them. */
     readonly timedOut: readonly string[];
+    /** Files on which the regex itself failed (a stack overflow on a deeply nested match). */
+    readonly failed: readonly { readonly path: string; readonly message: string }[];
   };
   /** The search stopped at `timeoutMs`: what is here is only part of the answer. */
   readonly partial: boolean;
@@ -191,6 +199,31 @@ function releaseWorker(worker: Worker): void {
   worker.removeAllListeners("error");
   worker.unref();
   idle.push(worker);
+}
+
+/**
+ * A worker asked to stop mid-range goes back to the pool once it says it has stopped (it
+ * checks between files); one that does not answer in time is stuck in a regex, and is ended.
+ * Batches it sent before stopping carry an old range id and are ignored.
+ */
+function retire(worker: Worker, withinMs: number): void {
+  worker.removeAllListeners("message");
+  worker.removeAllListeners("error");
+  const timer = setTimeout(() => {
+    worker.removeAllListeners("message");
+    void worker.terminate();
+  }, withinMs);
+  timer.unref();
+  worker.on("message", (message: unknown) => {
+    if (message !== STOPPED) return;
+    clearTimeout(timer);
+    releaseWorker(worker);
+  });
+  worker.on("error", () => {
+    clearTimeout(timer);
+    void worker.terminate();
+  });
+  worker.postMessage("stop");
 }
 
 /** Files per range handed to a worker: small enough to balance two workers, large enough to be cheap. */
@@ -339,13 +372,9 @@ async function runSearch(
           end: range.end,
         });
       }
-      if (ending === "done" || ending === "stop") {
-        // It stops at its next batch; one already on its way carries the old range's id.
-        if (ending === "stop") worker.postMessage("stop");
-        releaseWorker(worker);
-      } else {
-        void worker.terminate();
-      }
+      if (ending === "done") releaseWorker(worker);
+      else if (ending === "stop") retire(worker, budget.fileTimeoutMs);
+      else void worker.terminate();
       if (ending === "deadline") {
         collected.partial = true;
         stopping = true;
@@ -432,6 +461,7 @@ export async function grep(pattern: string, options: GrepOptions = {}): Promise<
   let binary = 0;
   const tooLarge: { path: string; size: number }[] = [];
   const unreadable: { path: string; code: string }[] = [];
+  const failed: { path: string; message: string }[] = [];
   const wanted = offset + headLimit;
   const keep = () => records > offset && records <= wanted;
   // Results arrive in path order; take them in order, and stop once one record more than
@@ -442,6 +472,7 @@ export async function grep(pattern: string, options: GrepOptions = {}): Promise<
     if (outcome.kind === "binary") binary++;
     else if (outcome.kind === "too-large") tooLarge.push({ path, size: outcome.size });
     else if (outcome.kind === "unreadable") unreadable.push({ path, code: outcome.code });
+    else if (outcome.kind === "failed") failed.push({ path, message: outcome.message });
     else if (outcome.kind === "hits") {
       if (mode === "content") {
         for (const [line, text, match] of outcome.lines as LineRecord[]) {
@@ -483,8 +514,13 @@ export async function grep(pattern: string, options: GrepOptions = {}): Promise<
       `The regex ran longer than ${fileTimeoutMs} ms on ${timedOut.length} file(s), which were skipped: ${timedOut.join(", ")}. Simplify the pattern (avoid nested or adjacent unbounded repeats) or add a literal it must contain.`,
     );
   }
-  if (collected.partial)
+  if (failed.length > 0) {
+    const list = failed.map((f) => `${f.path} (${f.message})`).join(", ");
+    warnings.push(`The regex failed on ${failed.length} file(s), which were skipped: ${list}.`);
+  }
+  if (collected.partial) {
     warnings.push(`The search stopped after ${timeoutMs} ms: results are partial.`);
+  }
   if (tooLarge.length > 0) {
     warnings.push(`${tooLarge.length} file(s) larger than ${maxFileSize} bytes were not searched.`);
   }
@@ -497,7 +533,7 @@ export async function grep(pattern: string, options: GrepOptions = {}): Promise<
     totalRecords: records,
     truncated: records > wanted,
     filesSearched: candidates.length,
-    skipped: { binary, tooLarge, unreadable, timedOut },
+    skipped: { binary, tooLarge, unreadable, timedOut, failed },
     partial: collected.partial,
     warnings,
   };

@@ -38,13 +38,20 @@ function escapeRegex(text: string): string {
   return text.replace(REGEX_SPECIAL, "\\$&");
 }
 
-/** rg's smart case: an upper-case letter that is not part of an escape (`\W`, `\S`, `\D`). */
+/**
+ * rg's smart case: an upper-case letter in the pattern, not counting escapes such as `\W`, `\S`,
+ * `\D` (but counting the characters `\x46` or `\u0046` stand for).
+ */
 function hasUpperCase(pattern: string, fixed: boolean): boolean {
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i] as string;
+  for (let i = 0; i < pattern.length; ) {
+    let c = pattern[i] as string;
     if (!fixed && c === "\\") {
+      const atom = atomAt(pattern, i);
+      i = atom.end;
+      if (atom.char === undefined) continue;
+      c = atom.char;
+    } else {
       i++;
-      continue;
     }
     if (c !== c.toLowerCase()) return true;
   }
@@ -52,32 +59,119 @@ function hasUpperCase(pattern: string, fixed: boolean): boolean {
 }
 
 /** Escapes that stand for one literal character. */
-const LITERAL_ESCAPES: Record<string, string> = {
-  n: "\n",
-  t: "\t",
-  r: "\r",
-  f: "\f",
-  v: "\v",
-  "0": "\0",
-};
+const LITERAL_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", f: "\f", v: "\v" };
+
+/**
+ * One atom of a regex source at `i`: its end, and the character it stands for when it is a
+ * single literal character (undefined for classes, groups, assertions, backreferences...).
+ */
+function atomAt(source: string, i: number): { end: number; char: string | undefined } {
+  const c = source[i] as string;
+  if (c === "\\") {
+    const e = source[i + 1];
+    if (e === undefined) return { end: i + 1, char: undefined };
+    if (LITERAL_ESCAPES[e] !== undefined) return { end: i + 2, char: LITERAL_ESCAPES[e] };
+    const hex = (digits: number) => {
+      const text = source.slice(i + 2, i + 2 + digits);
+      return new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(text)
+        ? String.fromCharCode(Number.parseInt(text, 16))
+        : undefined;
+    };
+    if (e === "x") {
+      const char = hex(2);
+      return char === undefined ? { end: i + 2, char: undefined } : { end: i + 4, char };
+    }
+    if (e === "u") {
+      if (source[i + 2] === "{") return { end: skipPast(source, i + 2, "}"), char: undefined };
+      const char = hex(4);
+      return char === undefined ? { end: i + 2, char: undefined } : { end: i + 6, char };
+    }
+    if (e === "c") return { end: i + 3, char: undefined };
+    if (e === "k")
+      return { end: source[i + 2] === "<" ? skipPast(source, i + 2, ">") : i + 2, char: undefined };
+    if (e === "p" || e === "P") {
+      return { end: source[i + 2] === "{" ? skipPast(source, i + 2, "}") : i + 2, char: undefined };
+    }
+    if (/[0-9]/.test(e)) {
+      let end = i + 2;
+      while (end < source.length && /[0-9]/.test(source[end] as string)) end++;
+      return { end, char: undefined };
+    }
+    // Escaped punctuation is itself; any other letter is a class, an assertion or unknown.
+    return { end: i + 2, char: /[A-Za-z0-9_]/.test(e) ? undefined : e };
+  }
+  if (c === "[") return { end: classEnd(source, i), char: undefined };
+  if (c === "(") return { end: groupEnd(source, i), char: undefined };
+  if (c === "{" && quantifierAt(source, i) === undefined) return { end: i + 1, char: "{" };
+  if (/[.^$*+?{}|)]/.test(c)) return { end: i + 1, char: undefined };
+  return { end: i + 1, char: c };
+}
+
+function skipPast(source: string, from: number, close: string): number {
+  const at = source.indexOf(close, from);
+  return at === -1 ? source.length : at + 1;
+}
+
+/** The index after the class starting at `i` (`[`), escapes and all. */
+function classEnd(source: string, i: number): number {
+  let j = i + 1;
+  while (j < source.length && source[j] !== "]") j += source[j] === "\\" ? 2 : 1;
+  return j + 1;
+}
+
+/** The index after the group starting at `i` (`(`), over nested groups, classes and escapes. */
+function groupEnd(source: string, i: number): number {
+  let depth = 0;
+  for (let j = i; j < source.length; ) {
+    const c = source[j];
+    if (c === "\\") j += 2;
+    else if (c === "[") j = classEnd(source, j);
+    else {
+      if (c === "(") depth++;
+      else if (c === ")" && --depth === 0) return j + 1;
+      j++;
+    }
+  }
+  return source.length;
+}
+
+/** A quantifier at `i` (`?`, `*`, `+`, `{n}`, `{n,}`, `{n,m}`): its end and least count. */
+function quantifierAt(source: string, i: number): { end: number; least: number } | undefined {
+  const c = source[i];
+  let end: number;
+  let least: number;
+  if (c === "?" || c === "*") [end, least] = [i + 1, 0];
+  else if (c === "+") [end, least] = [i + 1, 1];
+  else if (c === "{") {
+    const m = /^\{(\d+)(,\d*)?\}/.exec(source.slice(i));
+    if (!m) return undefined;
+    [end, least] = [i + m[0].length, Number(m[1])];
+  } else return undefined;
+  if (source[end] === "?") end++; // lazy
+  return { end, least };
+}
+
+/** Whether `source` has an alternation outside any group (then no single literal is required). */
+function hasTopLevelAlternation(source: string): boolean {
+  for (let i = 0; i < source.length; ) {
+    const c = source[i];
+    if (c === "|") return true;
+    if (c === "\\") i += 2;
+    else if (c === "[") i = classEnd(source, i);
+    else if (c === "(") i = groupEnd(source, i);
+    else i++;
+  }
+  return false;
+}
 
 /**
  * The longest run of characters that any match of `source` must contain, read off the regex's
- * top-level sequence: literal characters and escaped punctuation join a run; anything optional,
- * repeated zero times, grouped, a class or an alternation ends it. Conservative: when in doubt,
- * no literal (then every line is a candidate, which is correct, only slower).
+ * top-level sequence: literal characters join a run; anything optional, a class, a group, an
+ * assertion or a backreference ends it; a top-level alternation means there is none.
+ * Conservative: when in doubt, no literal (every line is then a candidate: correct, slower).
  */
 export function requiredLiteral(source: string): string | undefined {
-  let depth = 0;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i];
-    if (c === "\\") i++;
-    else if (c === "[") {
-      for (i++; i < source.length && source[i] !== "]"; i++) if (source[i] === "\\") i++;
-    } else if (c === "(") depth++;
-    else if (c === ")") depth--;
-    else if (c === "|" && depth === 0) return undefined; // any branch may match
-  }
+  if (hasTopLevelAlternation(source)) return undefined;
   const runs: string[] = [];
   let run = "";
   const end = () => {
@@ -85,56 +179,15 @@ export function requiredLiteral(source: string): string | undefined {
     run = "";
   };
   for (let i = 0; i < source.length; ) {
-    const c = source[i] as string;
-    let atom: string | undefined;
-    let next = i + 1;
-    if (c === "\\") {
-      const e = source[i + 1];
-      next = i + 2;
-      if (e === undefined) return undefined;
-      if (LITERAL_ESCAPES[e] !== undefined) atom = LITERAL_ESCAPES[e];
-      else if (/[^A-Za-z0-9]/.test(e)) atom = e;
-      else if (e === "x" && /^[0-9a-fA-F]{2}$/.test(source.slice(i + 2, i + 4))) {
-        atom = String.fromCharCode(Number.parseInt(source.slice(i + 2, i + 4), 16));
-        next = i + 4;
-      }
-    } else if (c === "[") {
-      let j = i + 1;
-      for (; j < source.length && source[j] !== "]"; j++) if (source[j] === "\\") j++;
-      next = j + 1;
-    } else if (c === "(") {
-      let level = 0;
-      let j = i;
-      for (; j < source.length; j++) {
-        if (source[j] === "\\") j++;
-        else if (source[j] === "(") level++;
-        else if (source[j] === ")" && --level === 0) break;
-      }
-      next = j + 1;
-    } else if (!/[.^$*+?{}|)]/.test(c)) {
-      atom = c;
-    }
-    // What follows the atom decides whether it is required, and whether the run goes on.
-    const q = source[next];
-    const optional = q === "?" || q === "*" || (q === "{" && /^\{0[,}]/.test(source.slice(next)));
-    const repeated = q === "+" || q === "{";
-    if (atom === undefined || optional) {
-      end();
-    } else if (repeated) {
-      run += atom;
+    const atom = atomAt(source, i);
+    const quantifier = quantifierAt(source, atom.end);
+    if (atom.char === undefined || (quantifier && quantifier.least === 0)) {
       end();
     } else {
-      run += atom;
+      run += atom.char;
+      if (quantifier) end(); // required, but how many times is unknown
     }
-    i = next;
-    if (q === "?" || q === "*" || q === "+") {
-      i++;
-      if (source[i] === "?") i++; // lazy
-    } else if (q === "{") {
-      const close = source.indexOf("}", next);
-      i = close === -1 ? next + 1 : close + 1;
-      if (source[i] === "?") i++;
-    }
+    i = quantifier ? quantifier.end : Math.max(atom.end, i + 1);
   }
   end();
   let best: string | undefined;
@@ -145,7 +198,7 @@ export function requiredLiteral(source: string): string | undefined {
 /** Compiles a grep query; throws `INVALID_PATTERN` with the engine's reason. */
 export function compilePattern(pattern: string, options: PatternOptions): CompiledPattern {
   if (typeof pattern !== "string" || pattern === "") {
-    throw new FreshfsError("INVALID_PATTERN", "The search pattern is empty.");
+    throw new FreshfsError("INVALID_PATTERN", "The search pattern must be a non-empty string.");
   }
   const ignoreCase =
     options.ignoreCase || (options.smartCase && !hasUpperCase(pattern, options.fixedStrings));

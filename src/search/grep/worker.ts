@@ -40,7 +40,12 @@ export interface WorkerRange {
 export type WorkerOutcome =
   | FileOutcome
   | { readonly kind: "too-large"; readonly size: number }
-  | { readonly kind: "unreadable"; readonly code: string };
+  | { readonly kind: "unreadable"; readonly code: string }
+  /** The regex itself failed on the file (a stack overflow on a deeply nested match). */
+  | { readonly kind: "failed"; readonly message: string };
+
+/** The worker's answer to "stop": it is idle again, ready for another search. */
+export const STOPPED = "stopped";
 
 export interface WorkerBatch {
   readonly id: number;
@@ -101,6 +106,7 @@ function prepare(message: WorkerSetup): void {
           ? message.literal
           : Buffer.from(message.literal, "utf8"),
     multiline: message.multiline,
+    wholeText: !/\(\?<?[=!]/.test(message.source),
     before: message.before,
     after: message.after,
     maxCount: message.maxCount,
@@ -125,19 +131,31 @@ function search(range: WorkerRange): void {
     if (results.length >= FLUSH_RESULTS || performance.now() - flushed >= FLUSH_MS) {
       flush(i, false);
       // The caller has enough (or gave up): stop between files.
-      if (receiveMessageOnPort(port)?.message === "stop") return;
+      if (receiveMessageOnPort(port)?.message === "stop") {
+        port.postMessage(STOPPED);
+        return;
+      }
     }
     if (skip.has(i)) continue;
     Atomics.store(current, 0, i);
     const file = read(setup.files[i] as string, setup.maxFileSize);
-    const outcome = Buffer.isBuffer(file) ? searchBuffer(file, settings) : file;
+    let outcome: WorkerOutcome;
+    try {
+      outcome = Buffer.isBuffer(file) ? searchBuffer(file, settings) : file;
+    } catch (error) {
+      outcome = { kind: "failed", message: error instanceof Error ? error.message : String(error) };
+    }
     if (outcome.kind !== "none") results.push([i, outcome]);
   }
   flush(range.end, true);
 }
 
 parentPort?.on("message", (message: WorkerSetup | WorkerRange | "stop") => {
-  if (message === "stop") return;
+  // A stop that arrives after the range ended: the worker is idle already.
+  if (message === "stop") {
+    parentPort?.postMessage(STOPPED);
+    return;
+  }
   if (message.type === "setup") prepare(message);
   else search(message);
 });
