@@ -108,3 +108,24 @@ describe("fuzzyFind ranking", () => {
     ).toEqual(["brand-new.ts"]);
   });
 });
+
+describe("fuzzyFind edge cases found in review", () => {
+  it("ranks a file at the root above the same name deeper down", async () => {
+    const tree = {
+      "package.json": "",
+      "packages/a/package.json": "",
+      "README.md": "",
+      "docs/README.md": "",
+    };
+    expect((await ranked(tree, "package.json"))[0]).toBe("package.json");
+    expect((await ranked(tree, "readme"))[0]).toBe("README.md");
+  });
+
+  it("refuses malformed options with a typed error", async () => {
+    const root = await tempTree({ "a.ts": "" });
+    const error = await fuzzyFind("a", { path: root, signal: {} as AbortSignal }).catch(
+      (e: unknown) => e,
+    );
+    expect((error as { code?: string }).code).toBe("INVALID_ARGUMENT");
+  });
+});

@@ -205,3 +205,47 @@ describe("glob against tinyglobby", () => {
     expect(ours.matches).toEqual(theirs);
   });
 });
+
+describe("glob edge cases found in review", () => {
+  it("treats a pattern without wildcards as a path, with and without the cache", async () => {
+    const root = await tempTree({
+      "package.json": "",
+      "src/index.ts": "",
+      "src/[id]/page.tsx": "",
+    });
+    for (const cache of [false, true]) {
+      expect((await glob("package.json", { path: root, cache })).matches).toEqual(["package.json"]);
+      expect((await glob("src/index.ts", { path: root, cache })).matches).toEqual(["src/index.ts"]);
+      expect((await glob("index.ts", { path: root, cache })).matches).toEqual(["src/index.ts"]);
+      expect((await glob("src/\\[id\\]/*.tsx", { path: root, cache })).matches).toEqual([
+        "src/[id]/page.tsx",
+      ]);
+      expect((await glob("src/./index.ts", { path: root, cache })).matches).toEqual([
+        "src/index.ts",
+      ]);
+    }
+  });
+
+  it("matches the head directory itself, and never walks out through a symlink or ..", async () => {
+    const root = await tempTree({ "src/a.ts": "", "outside/b.ts": "" });
+    const { symlinkSync } = await import("node:fs");
+    symlinkSync(join(root, "outside"), join(root, "src", "link"));
+    for (const cache of [false, true]) {
+      expect((await glob("src/**", { path: root, cache, fileType: "any" })).matches).toEqual([
+        "src",
+        "src/a.ts",
+        "src/link",
+      ]);
+      expect((await glob("src/link/*.ts", { path: root, cache })).matches).toEqual([]);
+      expect((await glob("src/../outside/*.ts", { path: root, cache })).matches).toEqual([]);
+    }
+  });
+
+  it("refuses a pattern with more stars in one name than can be matched in bounded time", async () => {
+    const root = await tempTree({ [`${"a".repeat(60)}`]: "" });
+    expect(await rejectsWith(glob("*a*a*a*a*c", { path: root }), "INVALID_PATTERN")).toContain(
+      "wildcards",
+    );
+    expect((await glob("*a*a*c", { path: root })).matches).toEqual([]);
+  });
+});

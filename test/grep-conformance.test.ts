@@ -66,11 +66,14 @@ const TREE: Record<string, string | Uint8Array> = {
     Buffer.from("\nfoo after\n"),
   ]),
   "multi.txt": "start foo\nmiddle\nend bar\nfoo\nbar\n",
+  "src/dash.ts": "opt -x value\nopt-x value\n-x\nx-x-x\n",
 };
 
 interface Case {
   readonly name: string;
   readonly pattern: string;
+  /** The same pattern in ripgrep's syntax, where the two differ. */
+  readonly rgPattern?: string;
   readonly options?: GrepOptions;
   readonly rg: readonly string[];
 }
@@ -189,6 +192,64 @@ const CASES: readonly Case[] = [
   { name: "escaped dot", pattern: "\\.foo", rg: [] },
   { name: "digits", pattern: "\\d", rg: [] },
   { name: "json key", pattern: '"todo"', rg: [] },
+  // Found by review: each of these once disagreed with rg.
+  {
+    name: "glob excludes a directory",
+    pattern: "foo",
+    options: { glob: "!src" },
+    rg: ["-g", "!src"],
+  },
+  {
+    name: "anchored glob",
+    pattern: "foo",
+    options: { glob: "/src/*.ts" },
+    rg: ["-g", "/src/*.ts"],
+  },
+  {
+    name: "glob braces",
+    pattern: "foo",
+    options: { glob: "*.{md,json}" },
+    rg: ["-g", "*.{md,json}"],
+  },
+  {
+    name: "later glob wins",
+    pattern: "foo",
+    options: { glob: ["!*.ts", "*.ts"] },
+    rg: ["-g", "!*.ts", "-g", "*.ts"],
+  },
+  {
+    name: "negated class glob",
+    pattern: "foo",
+    options: { glob: "[!a]*.ts" },
+    rg: ["-g", "[!a]*.ts"],
+  },
+  { name: "unicode escape", pattern: "\\u0061lpha", rgPattern: "\\x{61}lpha", rg: [] },
+  { name: "alternation inside a group", pattern: "(\\(x\\)|FIXME) \\w", rg: [] },
+  { name: "literal brace", pattern: "\\.foo \\{", rg: [] },
+  {
+    name: "max count with context",
+    pattern: "foo",
+    options: { maxCount: 1, after: 3 },
+    rg: ["-m", "1", "-A", "3"],
+  },
+  {
+    name: "multiline count",
+    pattern: "foo\\nmiddle",
+    options: { multiline: true, outputMode: "count" },
+    rg: ["-U", "-c"],
+  },
+  {
+    name: "multiline, every line",
+    pattern: "^",
+    options: { multiline: true, outputMode: "count" },
+    rg: ["-U", "-c"],
+  },
+  {
+    name: "word with punctuation at its edge",
+    pattern: "-x",
+    options: { word: true, fixedStrings: true },
+    rg: ["-w", "-F"],
+  },
 ];
 
 type Record3 = readonly [string, number, string, boolean];
@@ -232,7 +293,7 @@ describe.skipIf(!hasRg)("grep against ripgrep", () => {
           "path",
           ...c.rg,
           "-e",
-          c.pattern,
+          c.rgPattern ?? c.pattern,
           ".",
         ],
         { cwd: root, encoding: "utf8", env: isolatedGitEnv(root) },

@@ -130,3 +130,43 @@ describe("grep input", () => {
     expect(result.lines.map((l) => l.path)).toEqual(["new.ts"]);
   });
 });
+
+describe("grep edge cases found in review", () => {
+  it("never hands the next search a worker still stuck in a regex", async () => {
+    const tree: Record<string, string> = { "a-first.txt": "aaa\n" };
+    for (let i = 0; i < 3; i++) tree[`b-hostile-${i}.txt`] = `${"a".repeat(40)}!\n`;
+    const root = await tempTree(tree);
+    // Stops after the first file: the worker may be deep in a hostile one by then.
+    const paged = await grep("(a+)+$", {
+      path: root,
+      outputMode: "files_with_matches",
+      headLimit: 1,
+      fileTimeoutMs: 300,
+    });
+    expect(paged.files).toEqual(["a-first.txt"]);
+    const next = await grep("!", { path: root, outputMode: "count", timeoutMs: 20_000 });
+    expect(next.partial).toBe(false);
+    expect(next.counts).toHaveLength(3); // every hostile file, searched by a sound worker
+  });
+
+  it("reports a file on which the regex itself fails, and searches the others", async () => {
+    const root = await tempTree({ "a.txt": `${"x".repeat(200_000)}\n`, "b.txt": "x\n" });
+    const result = await grep("(?:x|y)*$", { path: root, outputMode: "count" });
+    expect(result.counts.map((c) => c.path)).toContain("b.txt");
+    const failedOrCounted = [
+      ...result.skipped.failed.map((f) => f.path),
+      ...result.counts.map((c) => c.path),
+    ];
+    expect(failedOrCounted).toContain("a.txt");
+  });
+
+  it("refuses malformed options with typed errors", async () => {
+    const root = await tempTree({ "a.txt": "x\n" });
+    await rejectsWith(grep("x", { path: root, type: "toString" }), "INVALID_ARGUMENT");
+    await rejectsWith(
+      grep("x", { path: root, glob: [42 as unknown as string] }),
+      "INVALID_ARGUMENT",
+    );
+    await rejectsWith(grep(123 as unknown as string, { path: root }), "INVALID_PATTERN");
+  });
+});

@@ -11,7 +11,7 @@
  */
 import { FreshfsError } from "../errors.js";
 import { resolveScanRoot, type ScanEntry } from "../scan/walk.js";
-import { searchListing } from "./listing.js";
+import { checkedOptions, searchListing } from "./listing.js";
 
 export interface FuzzyFindOptions {
   /** The directory searched; relative paths resolve against the cwd. @default process.cwd() */
@@ -255,8 +255,9 @@ function tierOf(term: Term, path: string, index: FuzzyIndex, i: number, aligned:
 
 export async function fuzzyFind(
   query: string,
-  options: FuzzyFindOptions = {},
+  given: FuzzyFindOptions = {},
 ): Promise<FuzzyFindResult> {
+  const options = checkedOptions(given);
   if (typeof query !== "string") {
     throw new FreshfsError("INVALID_ARGUMENT", "The query must be a string.");
   }

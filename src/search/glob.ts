@@ -9,7 +9,7 @@ import picomatch from "picomatch";
 import { FreshfsError } from "../errors.js";
 import { explainPath } from "../scan/explain.js";
 import { resolveScanRoot, ScanEntry } from "../scan/walk.js";
-import { searchListing } from "./listing.js";
+import { checkedOptions, searchListing } from "./listing.js";
 
 export type GlobFileType = "file" | "dir" | "symlink" | "any";
 
@@ -60,8 +60,8 @@ export function normalizePattern(pattern: string, root: string): string {
   while (out.startsWith("./")) out = out.slice(2);
   // `a//b` and `a/./b` name `a/b`.
   out = out
-    .replace(/\/{2,}/g, "/")
     .replace(/(^|\/)\.(?=\/)/g, "$1")
+    .replace(/\/{2,}/g, "/")
     .replace(/^\//, "");
   let open = 0;
   for (let i = 0; i < out.length; i++) {
@@ -188,7 +188,8 @@ function isRealDirectory(path: string): boolean {
   }
 }
 
-export async function glob(pattern: string, options: GlobOptions = {}): Promise<GlobResult> {
+export async function glob(pattern: string, given: GlobOptions = {}): Promise<GlobResult> {
+  const options = checkedOptions(given);
   if (typeof pattern !== "string" || pattern.trim() === "") {
     throw invalidPattern(String(pattern), "it is empty");
   }

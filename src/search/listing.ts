@@ -5,6 +5,7 @@
  * FS_SCAN_EMPTY_RECHECK_MS (a file created a moment ago may be missing from it). Depends on
  * `scan/`.
  */
+import { FreshfsError } from "../errors.js";
 import {
   forceRescan,
   getOrScan,
@@ -35,4 +36,17 @@ export async function searchListing<T>(
   const result = await search(listing);
   if (!isEmpty(result) || listing.cacheAgeMs < scanCachePolicy().emptyRecheckMs) return result;
   return search(await forceRescan(root, policy, { store: true, signal }));
+}
+
+/** Options from an untyped caller (a model, JSON) checked for shape before use. */
+export function checkedOptions<T extends { signal?: AbortSignal | undefined }>(
+  options: T | null | undefined,
+): T {
+  if (options === null || options === undefined) return {} as T;
+  if (typeof options !== "object")
+    throw new FreshfsError("INVALID_ARGUMENT", "The options must be an object.");
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new FreshfsError("INVALID_ARGUMENT", "signal must be an AbortSignal.");
+  }
+  return options;
 }

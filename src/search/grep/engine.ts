@@ -61,18 +61,22 @@ export function searchBuffer(buffer: Buffer, settings: EngineSettings): FileOutc
       return NONE;
     }
   }
-  const matched = settings.multiline
-    ? multilineMatches(buffer, start, settings)
-    : literal === undefined && settings.wholeText
-      ? textMatches(buffer, start, settings)
-      : lineMatches(buffer, start, settings, folded);
+  let matched: Line[];
+  // Matching lines, as ripgrep counts them; in multiline mode a match over several lines
+  // counts once.
+  let count: number;
+  if (settings.multiline) {
+    ({ lines: matched, count } = multilineMatches(buffer, start, settings));
+  } else {
+    matched =
+      literal === undefined && settings.wholeText
+        ? textMatches(buffer, start, settings)
+        : lineMatches(buffer, start, settings, folded);
+    count = matched.length;
+  }
   if (matched.length === 0) return NONE;
-  if (settings.mode !== "content") return { kind: "hits", matches: matched.length, lines: [] };
-  return {
-    kind: "hits",
-    matches: matched.length,
-    lines: withContext(buffer, start, matched, settings),
-  };
+  if (settings.mode !== "content") return { kind: "hits", matches: count, lines: [] };
+  return { kind: "hits", matches: count, lines: withContext(buffer, start, matched, settings) };
 }
 
 /** Where the line holding byte `at` starts (never before `start`). */
@@ -195,13 +199,20 @@ function linesAt(buffer: Buffer, start: number, numbers: readonly number[]): Lin
 }
 
 /** Lines touched by matches that may span lines (`-U`), in order, at most `maxCount`. */
-function multilineMatches(buffer: Buffer, start: number, settings: EngineSettings): Line[] {
+function multilineMatches(
+  buffer: Buffer,
+  start: number,
+  settings: EngineSettings,
+): { lines: Line[]; count: number } {
   const text = buffer.toString("utf8", start);
+  if (text.length === 0) return { lines: [], count: 0 };
   const { regex } = settings;
   const limit = settings.mode === "files_with_matches" ? 1 : settings.maxCount;
   // Character offsets of line starts, to turn match offsets into lines.
   const starts = [0];
   for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+  // After a final newline there is no line.
+  const lastLine = text.endsWith("\n") ? starts.length - 2 : starts.length - 1;
   const lineOf = (offset: number) => {
     let low = 0;
     let high = starts.length - 1;
@@ -212,29 +223,23 @@ function multilineMatches(buffer: Buffer, start: number, settings: EngineSetting
     }
     return low;
   };
-  const touched = new Set<number>();
+  // Matches grouped by the lines they cover: matches on lines already covered join the group.
+  const groups: [number, number][] = [];
   regex.lastIndex = 0;
   for (let m = regex.exec(text); m !== null; m = regex.exec(text)) {
-    const first = lineOf(m.index);
-    const last = lineOf(Math.max(m.index, m.index + m[0].length - 1));
-    for (let line = first; line <= last; line++) touched.add(line);
     if (m[0].length === 0) regex.lastIndex++;
-    if (touched.size >= limit) break;
+    const first = lineOf(m.index);
+    if (first > lastLine) break;
+    const last = Math.min(lastLine, lineOf(Math.max(m.index, m.index + m[0].length - 1)));
+    const group = groups[groups.length - 1];
+    if (group && first <= group[1]) group[1] = Math.max(group[1], last);
+    else if (groups.length >= limit) break;
+    else groups.push([first, last]);
   }
-  const lines = [...touched].sort((a, b) => a - b).slice(0, limit);
-  // Back to byte offsets, for decoding and context like the line search.
-  const byteStarts = new Map<number, number>();
-  let line = 0;
-  byteStarts.set(0, start);
-  for (let at = buffer.indexOf(NEWLINE, start); at !== -1; at = buffer.indexOf(NEWLINE, at + 1)) {
-    byteStarts.set(++line, at + 1);
-  }
-  return lines.map((index) => {
-    const lineStart = byteStarts.get(index) as number;
-    let end = buffer.indexOf(NEWLINE, lineStart);
-    if (end === -1) end = buffer.length;
-    return { start: lineStart, end, number: index + 1 };
-  });
+  const numbers: number[] = [];
+  for (const [first, last] of groups)
+    for (let line = first; line <= last; line++) numbers.push(line + 1);
+  return { lines: linesAt(buffer, start, numbers), count: groups.length };
 }
 
 /** The matching lines with `before`/`after` context lines around them, merged, in order. */
@@ -244,9 +249,16 @@ function withContext(
   matched: Line[],
   settings: EngineSettings,
 ): LineRecord[] {
-  const { before, after } = settings;
-  if (before === 0 && after === 0)
+  const { before, after, regex } = settings;
+  if (before === 0 && after === 0) {
     return matched.map((line) => [line.number, decode(buffer, line), true]);
+  }
+  // A context line that matches is shown as a match (as ripgrep does past a -m limit).
+  const context = (line: Line): LineRecord => {
+    const text = decode(buffer, line);
+    regex.lastIndex = 0;
+    return [line.number, text, !settings.multiline && regex.test(text)];
+  };
   const records = new Map<number, LineRecord>();
   for (const line of matched) {
     let previous = line;
@@ -254,8 +266,7 @@ function withContext(
       const end = previous.start - 1;
       const lineStart = lineStartAt(buffer, end, start);
       previous = { start: lineStart, end, number: previous.number - 1 };
-      if (!records.has(previous.number))
-        records.set(previous.number, [previous.number, decode(buffer, previous), false]);
+      if (!records.has(previous.number)) records.set(previous.number, context(previous));
     }
     records.set(line.number, [line.number, decode(buffer, line), true]);
     let next = line;
@@ -265,8 +276,7 @@ function withContext(
       let end = buffer.indexOf(NEWLINE, lineStart);
       if (end === -1) end = buffer.length;
       next = { start: lineStart, end, number: next.number + 1 };
-      if (!records.has(next.number))
-        records.set(next.number, [next.number, decode(buffer, next), false]);
+      if (!records.has(next.number)) records.set(next.number, context(next));
     }
   }
   return [...records.values()].sort((a, b) => a[0] - b[0]);

@@ -15,8 +15,9 @@ import { Worker } from "node:worker_threads";
 import picomatch from "picomatch";
 import { FreshfsError, fromFsError } from "../../errors.js";
 import { absolutePath } from "../../io/paths.js";
+import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pattern.js";
 import { resolveScanRoot, type ScanEntry } from "../../scan/walk.js";
-import { searchListing } from "../listing.js";
+import { checkedOptions, searchListing } from "../listing.js";
 import type { LineRecord, SearchMode } from "./engine.js";
 import { compilePattern } from "./pattern.js";
 import { FILE_TYPES } from "./types.js";
@@ -137,27 +138,96 @@ function count(value: number | undefined, name: string, fallback: number): numbe
   return value;
 }
 
-function list(value: string | readonly string[] | undefined): readonly string[] {
+function list(value: string | readonly string[] | undefined, name: string): readonly string[] {
   if (value === undefined) return [];
-  return typeof value === "string" ? [value] : value;
+  const items = typeof value === "string" ? [value] : value;
+  if (!Array.isArray(items) || items.some((item) => typeof item !== "string" || item === "")) {
+    throw invalid(`${name} must be a non-empty string or a list of them.`);
+  }
+  return items;
 }
 
-/** rg -g: a file passes if it matches some include glob (when there are any) and no exclude. */
-function globFilter(globs: readonly string[]): (path: string) => boolean {
-  const compile = (pattern: string) =>
-    picomatch(pattern, { dot: true, basename: !pattern.includes("/") });
-  const include = globs.filter((g) => !g.startsWith("!")).map(compile);
-  const exclude = globs.filter((g) => g.startsWith("!")).map((g) => compile(g.slice(1)));
-  return (path) =>
-    (include.length === 0 || include.some((test) => test(path))) &&
-    !exclude.some((test) => test(path));
+const MAX_EXPANSIONS = 1024;
+
+/** `a{b,c}d` → `abd`, `acd` (nested too), as ripgrep's globs allow; escapes kept. */
+function expandBraces(glob: string): string[] {
+  let depth = 0;
+  let open = -1;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "\\") i++;
+    else if (c === "{" && depth++ === 0) open = i;
+    else if (c === "}" && depth > 0 && --depth === 0) {
+      const inner = glob.slice(open + 1, i);
+      const options: string[] = [];
+      let start = 0;
+      let level = 0;
+      for (let j = 0; j < inner.length; j++) {
+        const d = inner[j];
+        if (d === "\\") j++;
+        else if (d === "{") level++;
+        else if (d === "}") level--;
+        else if (d === "," && level === 0) {
+          options.push(inner.slice(start, j));
+          start = j + 1;
+        }
+      }
+      options.push(inner.slice(start));
+      const out: string[] = [];
+      for (const option of options) {
+        for (const expanded of expandBraces(glob.slice(0, open) + option + glob.slice(i + 1))) {
+          out.push(expanded);
+          if (out.length > MAX_EXPANSIONS) {
+            throw new FreshfsError(
+              "INVALID_PATTERN",
+              `The glob ${JSON.stringify(glob)} expands to more than ${MAX_EXPANSIONS} patterns.`,
+            );
+          }
+        }
+      }
+      return out;
+    }
+  }
+  return [glob];
+}
+
+/**
+ * ripgrep's `-g`: globs in gitignore syntax (anchoring, `**`, directory-only), `!glob` excludes,
+ * the last matching glob wins, an excluded directory takes its files with it, and when any glob
+ * includes, a file no glob matches is left out.
+ */
+function globFilter(globs: readonly string[]): ((path: string) => boolean) | undefined {
+  if (globs.length === 0) return undefined;
+  const lines = globs.flatMap((glob) => {
+    const negated = glob.startsWith("!");
+    return expandBraces(negated ? glob.slice(1) : glob).map((one) => (negated ? `!${one}` : one));
+  });
+  const rules = IgnoreFile.compile(lines.join("\n"), "glob");
+  if (rules.problems.length > 0) {
+    const problem = rules.problems[0] as PatternProblem;
+    throw new FreshfsError(
+      "INVALID_PATTERN",
+      `Invalid glob ${JSON.stringify(problem.pattern)}: it ${problem.message}.`,
+    );
+  }
+  const includes = lines.some((line) => !line.startsWith("!"));
+  return (path) => {
+    const bytes = byteForm(path);
+    for (let slash = bytes.indexOf("/"); slash !== -1; slash = bytes.indexOf("/", slash + 1)) {
+      const dir = bytes.slice(0, slash);
+      const rule = rules.match(dir.slice(dir.lastIndexOf("/") + 1), true, dir);
+      if (rule?.negated) return false;
+    }
+    const rule = rules.match(bytes.slice(bytes.lastIndexOf("/") + 1), false, bytes);
+    return rule ? !rule.negated : !includes;
+  };
 }
 
 function typeFilter(types: readonly string[]): ((path: string) => boolean) | undefined {
   if (types.length === 0) return undefined;
   const globs: string[] = [];
   for (const name of types) {
-    const known = FILE_TYPES[name];
+    const known = Object.hasOwn(FILE_TYPES, name) ? FILE_TYPES[name] : undefined;
     if (!known) {
       throw invalid(
         `Unknown file type ${JSON.stringify(name)}; known: ${Object.keys(FILE_TYPES).join(", ")}.`,
@@ -165,7 +235,7 @@ function typeFilter(types: readonly string[]): ((path: string) => boolean) | und
     }
     globs.push(...known);
   }
-  const test = picomatch(globs, { dot: true, basename: true });
+  const test = picomatch(globs, { dot: true, basename: true, posix: true });
   return (path) => test(path);
 }
 
@@ -387,7 +457,8 @@ async function runSearch(
   return collected;
 }
 
-export async function grep(pattern: string, options: GrepOptions = {}): Promise<GrepResult> {
+export async function grep(pattern: string, given: GrepOptions = {}): Promise<GrepResult> {
+  const options = checkedOptions(given);
   const mode = options.outputMode ?? "content";
   if (mode !== "content" && mode !== "files_with_matches" && mode !== "count") {
     throw invalid(`outputMode must be content, files_with_matches or count, not ${String(mode)}.`);
@@ -409,9 +480,8 @@ export async function grep(pattern: string, options: GrepOptions = {}): Promise<
     word: options.word ?? false,
     multiline: options.multiline ?? false,
   });
-  const globs = list(options.glob);
-  const passesGlob = globFilter(globs);
-  const passesType = typeFilter(list(options.type));
+  const passesGlob = globFilter(list(options.glob, "glob"));
+  const passesType = typeFilter(list(options.type, "type"));
   const includeNodeModules = options.includeNodeModules ?? true;
   if (options.signal?.aborted) throw new FreshfsError("ABORTED", "The search was aborted.");
 
@@ -436,7 +506,7 @@ export async function grep(pattern: string, options: GrepOptions = {}): Promise<
         if (entry.type !== "file") continue;
         const path = entry.path;
         if (!includeNodeModules && /(^|\/)node_modules(\/|$)/.test(path)) continue;
-        if (globs.length > 0 && !passesGlob(path)) continue;
+        if (passesGlob && !passesGlob(path)) continue;
         if (passesType && !passesType(path)) continue;
         out.push(path);
       }
@@ -446,7 +516,9 @@ export async function grep(pattern: string, options: GrepOptions = {}): Promise<
       {
         root,
         policy: { includeHidden: options.hidden ?? true, useGitignore: options.gitignore ?? true },
-        cache: options.cache ?? false,
+        // The shared listings of grep are gitignore-aware ones (contract 2.6): a search without
+        // ignore rules walks on its own.
+        cache: (options.cache ?? false) && (options.gitignore ?? true),
         signal: options.signal,
       },
       (listing) => select(listing.entries),

@@ -202,11 +202,22 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
   }
   const ignoreCase =
     options.ignoreCase || (options.smartCase && !hasUpperCase(pattern, options.fixedStrings));
-  let source = options.fixedStrings ? escapeRegex(pattern) : pattern;
-  // A word is bounded by something that is not a word character, or by the line's ends
-  // (rg's -w), written with lookarounds so the match itself is the word.
-  if (options.word) source = `(?<![\\p{L}\\p{N}_])(?:${source})(?![\\p{L}\\p{N}_])`;
-  const unicode = options.word || /\\[pP]\{|\\u\{/.test(source);
+  const base = options.fixedStrings ? escapeRegex(pattern) : pattern;
+  let source = base;
+  let unicode = /\\[pP]\{|\\u\{/.test(base);
+  if (options.word) {
+    // A word is bounded by something that is not a word character, or by the line's ends
+    // (rg's -w), written with lookarounds so the match itself is the word. Unicode letters
+    // count as word characters when the pattern allows the `u` flag; else ASCII ones.
+    source = `(?<![\\p{L}\\p{N}_])(?:${base})(?![\\p{L}\\p{N}_])`;
+    unicode = true;
+    try {
+      new RegExp(source, "gmu");
+    } catch {
+      source = `(?<!\\w)(?:${base})(?!\\w)`;
+      unicode = /\\[pP]\{|\\u\{/.test(base);
+    }
+  }
   const flags = `gm${ignoreCase ? "i" : ""}${unicode ? "u" : ""}`;
   try {
     new RegExp(source, flags);
