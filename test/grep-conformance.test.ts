@@ -192,6 +192,25 @@ const CASES: readonly Case[] = [
   { name: "escaped dot", pattern: "\\.foo", rg: [] },
   { name: "digits", pattern: "\\d", rg: [] },
   { name: "json key", pattern: '"todo"', rg: [] },
+  // Literal patterns are matched without the regex: these check that shortcut.
+  {
+    name: "escaped literal, count",
+    pattern: "\\(x\\) \\{",
+    options: { outputMode: "count" },
+    rg: ["-c"],
+  },
+  {
+    name: "literal, smart case, count",
+    pattern: "foobar",
+    options: { smartCase: true, outputMode: "count" },
+    rg: ["-S", "-c"],
+  },
+  {
+    name: "literal, files",
+    pattern: "bar_baz",
+    options: { outputMode: "files_with_matches" },
+    rg: ["-l"],
+  },
   // Found by review: each of these once disagreed with rg.
   {
     name: "glob excludes a directory",

@@ -42,6 +42,30 @@ describe("grep bounds", () => {
     expect(result.warnings[0]).toContain("larger than 1000 bytes");
   });
 
+  it("reads files of every size whole, and never sees one file's bytes in the next", async () => {
+    const KiB = 1024;
+    const filler = (bytes: number) => `${"x".repeat(99)}\n`.repeat(Math.ceil(bytes / 100));
+    const root = await tempTree({
+      // Path order is reading order: each small file follows a bigger one that has the needle
+      // where the small one has no bytes.
+      "a-300k.txt": `${filler(300 * KiB)}needle\n`,
+      "b-small.txt": "x\n",
+      "c-64k.txt": `${"y".repeat(64 * KiB - 7)}needle`,
+      "d-64k-plus-one.txt": `${"y".repeat(64 * KiB - 6)}needle`,
+      "e-70k.txt": `${filler(70 * KiB)}needle\n`,
+      "f-small.txt": "y\n",
+    });
+    const result = await grep("needle", { path: root, outputMode: "count" });
+    expect(result.counts).toEqual([
+      { path: "a-300k.txt", count: 1 },
+      { path: "c-64k.txt", count: 1 },
+      { path: "d-64k-plus-one.txt", count: 1 },
+      { path: "e-70k.txt", count: 1 },
+    ]);
+    const lines = await grep("needle", { path: join(root, "a-300k.txt") });
+    expect(lines.lines.map((l) => l.line)).toEqual([Math.ceil((300 * KiB) / 100) + 1]);
+  });
+
   it("cuts long lines at the column bound, saying how much was left out", async () => {
     const root = await tempTree({ "long.txt": `needle ${"z".repeat(600)}\n` });
     const [line] = (await grep("needle", { path: root })).lines;

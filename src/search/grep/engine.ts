@@ -13,6 +13,8 @@ export interface EngineSettings {
   readonly regex: RegExp;
   /** Bytes every match contains (case-sensitive search), or their lower-case text (folded). */
   readonly literal: Buffer | string | undefined;
+  /** The literal is the whole pattern: a line that contains it matches, with no regex run. */
+  readonly exact: boolean;
   readonly multiline: boolean;
   /**
    * The regex may run over a whole file's text: it has no lookaround, which there could see
@@ -98,8 +100,10 @@ function lineMatches(
   settings: EngineSettings,
   folded: string | undefined,
 ): Line[] {
-  const { regex, literal } = settings;
+  const { regex, literal, exact } = settings;
   const limit = settings.mode === "files_with_matches" ? 1 : settings.maxCount;
+  // Only lines shown need their numbers.
+  const numbered = settings.mode === "content";
   const found: Line[] = [];
   let from = start;
   let counted = start;
@@ -118,7 +122,7 @@ function lineMatches(
     if (lineEnd === -1) lineEnd = buffer.length;
     // The line number: newlines between the last counted position and this line.
     for (
-      let at = buffer.indexOf(NEWLINE, counted);
+      let at = numbered ? buffer.indexOf(NEWLINE, counted) : -1;
       at !== -1 && at < lineStart;
       at = buffer.indexOf(NEWLINE, at + 1)
     ) {
@@ -128,8 +132,12 @@ function lineMatches(
     // Past a final newline (or in an empty file) there is no line.
     if (lineStart === buffer.length && (lineStart > start || buffer.length === start)) break;
     const line = { start: lineStart, end: lineEnd, number };
-    regex.lastIndex = 0;
-    if (regex.test(decode(buffer, line))) found.push(line);
+    if (exact) {
+      found.push(line);
+    } else {
+      regex.lastIndex = 0;
+      if (regex.test(decode(buffer, line))) found.push(line);
+    }
     from = lineEnd + 1;
   }
   return found;

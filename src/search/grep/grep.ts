@@ -10,7 +10,7 @@
  */
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname } from "node:path";
 import { Worker } from "node:worker_threads";
 import picomatch from "picomatch";
 import { FreshfsError, fromFsError } from "../../errors.js";
@@ -267,6 +267,7 @@ function takeWorker(): Worker {
 function releaseWorker(worker: Worker): void {
   worker.removeAllListeners("message");
   worker.removeAllListeners("error");
+  worker.postMessage("release");
   worker.unref();
   idle.push(worker);
 }
@@ -317,7 +318,7 @@ type SearchSetup = Omit<WorkerSetup, "type" | "files" | "current">;
 let ranges = 0;
 
 /**
- * Runs the search over `files` in worker threads, each taking ranges of files in turn. Results
+ * Runs the search over `files` (relative to `search.root`) in worker threads, each taking ranges of files in turn. Results
  * reach `consume` strictly in file order (so paging can stop the search early: `consume`
  * returns false). A file on which the regex runs past the per-file budget is abandoned: its
  * worker is terminated and the range goes on after it in a new one.
@@ -331,6 +332,7 @@ async function runSearch(
   const collected: Collected = { timedOut: [], partial: false };
   if (files.length === 0) return collected;
   const deadline = performance.now() + budget.timeoutMs;
+  const joined = files.join("\0");
   /** Ranges to search: `key` is where the range began (progress is kept under it). */
   const queue: { key: number; from: number; end: number }[] = [];
   for (let start = 0; start < files.length; start += RANGE) {
@@ -422,7 +424,12 @@ async function runSearch(
       const currentFile = new Int32Array(current);
       currentFile[0] = -1;
       const worker = takeWorker();
-      worker.postMessage({ ...search, type: "setup", files, current } satisfies WorkerSetup);
+      worker.postMessage({
+        ...search,
+        type: "setup",
+        files: joined,
+        current,
+      } satisfies WorkerSetup);
       let ending: Ending = "done";
       while (ending === "done" && !stopping && queue.length > 0) {
         const range = queue.shift() as { key: number; from: number; end: number };
@@ -567,6 +574,7 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
       source: compiled.source,
       flags: compiled.flags,
       literal: compiled.literal,
+      exact: compiled.exact,
       ignoreCase: compiled.ignoreCase,
       multiline: compiled.multiline,
       before: mode === "content" ? before : 0,
@@ -574,8 +582,9 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
       maxCount,
       mode,
       maxFileSize,
+      root,
     },
-    candidates.map((path) => join(root, path)),
+    candidates,
     consume,
     { fileTimeoutMs, timeoutMs, signal: options.signal },
   );

@@ -28,6 +28,11 @@ export interface CompiledPattern {
    * undefined when none can be found.
    */
   readonly literal: string | undefined;
+  /**
+   * The literal is the whole pattern: a line matches exactly when it contains the literal, and
+   * the regex need not run to say so.
+   */
+  readonly exact: boolean;
   readonly ignoreCase: boolean;
   readonly multiline: boolean;
 }
@@ -238,5 +243,16 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
   if (literal !== undefined && ignoreCase) {
     literal = /^[\x20-\x7e\t]*$/.test(literal) ? literal.toLowerCase() : undefined;
   }
-  return { source, flags, literal, ignoreCase, multiline: options.multiline };
+  // A pattern of literal characters only (as written, or escaped), searched without word
+  // bounds, within lines, and folded (if at all) as the ASCII folding above does.
+  const exact =
+    literal !== undefined &&
+    found !== undefined &&
+    (found === pattern || escapeRegex(found) === pattern || options.fixedStrings === true) &&
+    !options.word &&
+    !options.multiline &&
+    !found.includes("\n") &&
+    !found.includes("\r") &&
+    !unicode;
+  return { source, flags, literal, exact, ignoreCase, multiline: options.multiline };
 }
