@@ -746,3 +746,33 @@ describe("forget and clear against reads in flight", () => {
     });
   }
 });
+
+describe("windows of one content add up", () => {
+  it("counts consecutive partial windows of unchanged bytes as a full read", async () => {
+    const dir = await tempTree({ "a.txt": TEN_LINES });
+    const file = join(dir, "a.txt");
+    const tracker = new FileStateTracker();
+    await tracker.recordRead(file, { offset: 1, limit: 4 });
+    await rejectsWith(tracker.checkEdit(file), "NOT_READ");
+    await tracker.recordRead(file, { offset: 5, limit: 4 });
+    expect(tracker.latest(file)).toMatchObject({ offset: 1, limit: 8, partial: true });
+    await tracker.recordRead(file, { offset: 7 });
+    expect(tracker.latest(file)).toMatchObject({ offset: 1, limit: 0, partial: false });
+    expect((await tracker.checkEdit(file)).state).toBe("fresh");
+  });
+
+  it("does not join windows with a gap, or windows of different bytes", async () => {
+    const dir = await tempTree({ "a.txt": TEN_LINES });
+    const file = join(dir, "a.txt");
+    const tracker = new FileStateTracker();
+    await tracker.recordRead(file, { offset: 1, limit: 4 });
+    await tracker.recordRead(file, { offset: 6 });
+    expect(tracker.latest(file)).toMatchObject({ offset: 6, limit: 0, partial: true });
+    await rejectsWith(tracker.checkEdit(file), "NOT_READ");
+    await tracker.recordRead(file, { offset: 1, limit: 5 });
+    await writeFile(file, TEN_LINES.replace("1", "one"));
+    await tracker.recordRead(file, { offset: 6 });
+    expect(tracker.latest(file)).toMatchObject({ offset: 6, partial: true });
+    await rejectsWith(tracker.checkEdit(file), "NOT_READ");
+  });
+});

@@ -112,7 +112,7 @@ export function notReadMessage(path: string): string {
 }
 
 export function partialReadMessage(facts: PartialFacts): string {
-  return `${facts.path} was only partially read (${windowText(facts)}). Read the whole file (no offset or limit) before editing or overwriting it.`;
+  return `${facts.path} was only partially read (${windowText(facts)}). Read the lines you have not seen (consecutive windows of the unchanged file add up), then retry.`;
 }
 
 export function partialReadWarning(facts: PartialFacts): string {

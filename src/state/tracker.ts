@@ -605,17 +605,19 @@ export class FileStateTracker {
       this.#noteSpelling(lexical, key);
       return existing;
     }
+    let stored = record;
     if (existing) {
-      record.aliases = existing.aliases;
+      stored = withMergedWindow(existing, record);
+      stored.aliases = existing.aliases;
       this.#records.delete(key);
     }
-    this.#records.set(key, record);
+    this.#records.set(key, stored);
     this.#noteSpelling(lexical, key);
     for (const oldest of this.#records.values()) {
       if (this.#records.size <= this.#options.maxEntries) break;
       this.#remove(oldest);
     }
-    return record;
+    return stored;
   }
 
   #touch(record: ReadRecord): void {
@@ -646,6 +648,26 @@ export class FileStateTracker {
     this.#records.delete(record.key);
     for (const alias of record.aliases ?? []) this.#dropAlias(record, alias);
   }
+}
+
+/**
+ * Two partial windows of the same bytes that touch or overlap are one window: a file longer
+ * than a read tool shows at once (2,000 lines) is read in consecutive windows, and once they
+ * cover every line of one unchanged content, nothing was left unseen. The hash makes "the
+ * same bytes" exact. A partial read after a full one stays partial (seed 000: the newest read
+ * is the one judged), since that newest window is all the caller says it looked at.
+ */
+function withMergedWindow(existing: ReadRecord, next: ReadRecord): ReadRecord {
+  if (!next.partial || !existing.partial) return next;
+  if (next.hash === undefined || next.hash !== existing.hash || next.lines === undefined) {
+    return next;
+  }
+  const last = (r: ReadRecord) => (r.limit > 0 ? r.offset + r.limit - 1 : Number.POSITIVE_INFINITY);
+  if (next.offset > last(existing) + 1 || existing.offset > last(next) + 1) return next;
+  const offset = Math.min(existing.offset, next.offset);
+  const end = Math.max(last(existing), last(next));
+  const limit = end >= next.lines ? 0 : end - offset + 1;
+  return { ...next, offset, limit, partial: offset > 1 || limit > 0 };
 }
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
