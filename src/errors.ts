@@ -19,6 +19,13 @@
  * - `INVALID_ARGUMENT`: an option or parameter is malformed.
  * - `ABORTED`: the caller's `AbortSignal` fired.
  * - `DEADLOCK`: a call holding path locks asked for more (take them all in one call).
+ * - `OUTSIDE_ROOT`: a path that is, or resolves to, a place outside the workspace's roots.
+ * - `NO_MATCH`: an edit's old text is not in the file.
+ * - `AMBIGUOUS`: an edit's old text is in the file more than once.
+ * - `BINARY`: a binary file (a NUL byte near its start) where text is needed.
+ * - `TOO_LARGE`: a file past the size a tool handles.
+ * - `ALREADY_EXISTS`: a rename onto an existing path without `overwrite`.
+ * - `UNSUPPORTED_ENCODING`: text that is not UTF-8 (or UTF-16 with a byte order mark).
  */
 export type FreshfsErrorCode =
   | "NOT_READ"
@@ -31,7 +38,14 @@ export type FreshfsErrorCode =
   | "IO_ERROR"
   | "INVALID_ARGUMENT"
   | "ABORTED"
-  | "DEADLOCK";
+  | "DEADLOCK"
+  | "OUTSIDE_ROOT"
+  | "NO_MATCH"
+  | "AMBIGUOUS"
+  | "BINARY"
+  | "TOO_LARGE"
+  | "ALREADY_EXISTS"
+  | "UNSUPPORTED_ENCODING";
 
 export interface FreshfsErrorOptions {
   /** The absolute path the error is about, when there is one. */
@@ -84,6 +98,18 @@ export function fromFsError(error: unknown, action: string, path: string): Fresh
       return new FreshfsError(
         "NOT_A_FILE",
         `Cannot ${action} ${path}: it is a directory, not a file.`,
+        options,
+      );
+    case "EEXIST":
+      return new FreshfsError(
+        "ALREADY_EXISTS",
+        `Cannot ${action} ${path}: something already exists there.`,
+        options,
+      );
+    case "ENAMETOOLONG":
+      return new FreshfsError(
+        "INVALID_ARGUMENT",
+        `Cannot ${action} ${path}: the name is too long for the file system.`,
         options,
       );
     case "EACCES":

@@ -46,3 +46,28 @@ export {
   type RecordEditOptions,
   type RecordReadOptions,
 } from "./state/tracker.js";
+export type { EditParams, EditResult, MultiEditParams } from "./tools/edit.js";
+export type { DeleteParams, DeleteResult, RenameParams, RenameResult } from "./tools/files.js";
+export {
+  AMBIGUOUS_LINES_SHOWN,
+  FIND_DEFAULT_LIMIT,
+  GLOB_DEFAULT_LIMIT,
+  GREP_DEFAULT_HEAD_LIMIT,
+  GREP_MAX_COLUMNS,
+  MAX_FILE_BYTES,
+  READ_DEFAULT_LIMIT,
+  READ_MAX_LINE_CHARS,
+  READ_MAX_OUTPUT_BYTES,
+} from "./tools/limits.js";
+export { CODE_FILE_EXTENSIONS, CODE_FILE_NAMES } from "./tools/quotes.js";
+export type { ReadParams, ReadResult } from "./tools/read.js";
+export type {
+  FindParams,
+  FindToolResult,
+  GlobParams,
+  GlobToolResult,
+  GrepParams,
+  GrepToolResult,
+} from "./tools/search.js";
+export { Workspace, type WorkspaceOptions } from "./tools/workspace.js";
+export type { WriteParams, WriteResult } from "./tools/write.js";

@@ -1,0 +1,81 @@
+/**
+ * Atomic replacement of a file's bytes: a temp file in the same directory, flushed, given the
+ * file's mode, then renamed over the target, so a reader (or a crash) sees the old bytes or
+ * the new ones, never a mix. Depends on `errors`.
+ */
+import { randomBytes } from "node:crypto";
+import { link, open, rename, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { errnoOf, fromFsError } from "../errors.js";
+
+/**
+ * The temp file's name: hidden, and marked as freshfs's own (`.name.freshfs-<random>.tmp`), so
+ * one left behind by a killed process is recognizable.
+ */
+export function tempPathFor(target: string): string {
+  return join(
+    dirname(target),
+    `.${basename(target)}.freshfs-${randomBytes(6).toString("hex")}.tmp`,
+  );
+}
+
+export interface AtomicWriteOptions {
+  /** Permission bits for the file (an existing file's own); else 0o666 less the umask. */
+  mode?: number | undefined;
+  /** The target must not exist: the write fails with `ALREADY_EXISTS` instead of replacing it. */
+  exclusive?: boolean | undefined;
+  /**
+   * Runs after the data is flushed and just before the rename: the guard's last look. Throwing
+   * abandons the write and leaves the target untouched.
+   */
+  beforeCommit?: (() => Promise<void>) | undefined;
+}
+
+/** Writes `bytes` to `target` (a canonical path: writes land on it, not on a link to it). */
+export async function writeAtomic(
+  target: string,
+  bytes: Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  const temp = tempPathFor(target);
+  let committed = false;
+  try {
+    const handle = await open(temp, "wx", options.mode ?? 0o666);
+    try {
+      await handle.writeFile(bytes);
+      // open()'s mode passes through the umask; the file's own mode must not.
+      if (options.mode !== undefined) await handle.chmod(options.mode);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await options.beforeCommit?.();
+    if (options.exclusive) {
+      await commitExclusive(temp, target);
+    } else {
+      await rename(temp, target);
+      committed = true;
+    }
+  } catch (error) {
+    throw fromFsError(error, "write", target);
+  } finally {
+    if (!committed) await unlink(temp).catch(() => undefined);
+  }
+}
+
+/**
+ * A new file must not replace one that appeared meanwhile: `link` fails if the name exists,
+ * atomically (rename would replace it). Where hard links are not supported, a rename after
+ * the caller's check is the best left.
+ */
+async function commitExclusive(temp: string, target: string): Promise<void> {
+  try {
+    await link(temp, target);
+  } catch (error) {
+    const errno = errnoOf(error);
+    if (errno !== "EPERM" && errno !== "ENOTSUP" && errno !== "EOPNOTSUPP" && errno !== "EXDEV") {
+      throw error;
+    }
+    await rename(temp, target);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The one write path every mutation takes (contract Part 4): under the path's lock, the file
+ * as it is now, the guard's check, an atomic write whose last step repeats the check, the
+ * tracker's record of the new bytes, and the scan cache told. Depends on `state/`, `scan/`,
+ * `errors` and `tools/`.
+ */
+import type { BigIntStats } from "node:fs";
+import { mkdir, readFile, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import { FreshfsError, fromFsError, isGone } from "../errors.js";
+import { invalidateFsScanAfterWrite } from "../scan/cache.js";
+import { describeNonFile, hexDigest, sha256 } from "../state/snapshot.js";
+import type { FileStateTracker, GuardPolicy, PartialReadPolicy } from "../state/tracker.js";
+import { writeAtomic } from "./atomic.js";
+import { MAX_FILE_BYTES } from "./limits.js";
+import type { ConfinedPath, Roots } from "./roots.js";
+
+/** What every tool works with: the roots, the guard and its policy. */
+export interface ToolContext {
+  readonly roots: Roots;
+  readonly tracker: FileStateTracker;
+  readonly policy: GuardPolicy;
+  readonly partialReads: PartialReadPolicy;
+  /** The search tools use the shared scan cache. */
+  readonly cache: boolean;
+}
+
+/** The file as it is on disk now, read whole (tools refuse files past `MAX_FILE_BYTES`). */
+export interface Current {
+  readonly exists: boolean;
+  readonly bytes: Buffer;
+  /** Permission bits, kept by the rewrite. */
+  readonly mode: number | undefined;
+}
+
+const MIB = 1024 * 1024;
+
+export function tooLarge(shown: string, size: number): FreshfsError {
+  return new FreshfsError(
+    "TOO_LARGE",
+    `${shown} is ${(size / MIB).toFixed(1)} MiB; files over ${MAX_FILE_BYTES / MIB} MiB cannot be read or edited whole. Use grep to find what you need in it.`,
+    { path: shown },
+  );
+}
+
+export async function readCurrent(target: ConfinedPath, action: string): Promise<Current> {
+  let stats: BigIntStats;
+  try {
+    stats = await stat(target.real, { bigint: true });
+  } catch (error) {
+    if (isGone(error)) return { exists: false, bytes: Buffer.alloc(0), mode: undefined };
+    throw fromFsError(error, action, target.lexical);
+  }
+  if (!stats.isFile()) {
+    throw new FreshfsError(
+      "NOT_A_FILE",
+      `Cannot ${action} ${target.lexical}: it is ${describeNonFile(stats)}, not a file.`,
+      { path: target.lexical },
+    );
+  }
+  if (stats.size > BigInt(MAX_FILE_BYTES)) throw tooLarge(target.lexical, Number(stats.size));
+  try {
+    const bytes = await readFile(target.real);
+    return { exists: true, bytes, mode: Number(stats.mode & 0o7777n) };
+  } catch (error) {
+    throw fromFsError(error, action, target.lexical);
+  }
+}
+
+/**
+ * The guard's verdict for editing `target` now: strict throws `NOT_READ` / `STALE`, warn
+ * returns warnings. `lines` are the lines an edit replaces (for `allow-within-window`).
+ */
+export async function checkGuard(
+  context: ToolContext,
+  target: ConfinedPath,
+  lines?: { start: number; end: number },
+): Promise<string[]> {
+  const verdict = await context.tracker.checkEdit(target.lexical, { lines });
+  return [...verdict.warnings];
+}
+
+/**
+ * The edit is computed from `current`: under strict, those must be the very bytes the model
+ * read (the guard compared the disk with the record, but the bytes in hand were read a moment
+ * earlier and could differ from both).
+ */
+export function assertBasedOnRead(
+  context: ToolContext,
+  target: ConfinedPath,
+  current: Current,
+): void {
+  if (context.policy !== "strict" || !current.exists) return;
+  const read = context.tracker.latest(target.lexical);
+  if (read?.hash !== undefined && read.hash !== hexDigest(sha256(current.bytes))) {
+    throw new FreshfsError(
+      "STALE",
+      `${target.lexical} changed on disk while the edit was being prepared. Read it again, then retry.`,
+      { path: target.lexical },
+    );
+  }
+}
+
+export interface CommitOptions {
+  readonly current: Current;
+  readonly bytes: Uint8Array;
+  /** Warnings gathered so far (the first check's); the last check's are added. */
+  readonly warnings: string[];
+  readonly lines?: { start: number; end: number } | undefined;
+}
+
+/**
+ * Writes the new bytes atomically, repeating the guard's check just before the rename, then
+ * records them as read and invalidates cached listings. Call under the path's lock.
+ */
+export async function commitWrite(
+  context: ToolContext,
+  target: ConfinedPath,
+  options: CommitOptions,
+): Promise<void> {
+  const { current, bytes, warnings } = options;
+  if (!current.exists) {
+    try {
+      await mkdir(dirname(target.real), { recursive: true });
+    } catch (error) {
+      throw fromFsError(error, "create the directory of", target.lexical);
+    }
+  }
+  await writeAtomic(target.real, bytes, {
+    mode: current.mode,
+    exclusive: !current.exists,
+    beforeCommit: async () => {
+      for (const warning of await checkGuard(context, target, options.lines)) {
+        if (!warnings.includes(warning)) warnings.push(warning);
+      }
+    },
+  });
+  await context.tracker.recordEdit(target.lexical, { content: bytes });
+  invalidateFsScanAfterWrite(target.real);
+}

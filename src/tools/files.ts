@@ -1,0 +1,213 @@
+/**
+ * The `delete` and `rename` tools. Delete is guarded like an overwrite (its content is lost);
+ * rename refuses to replace an existing target unless asked, without a check-then-act gap,
+ * and moves the guard's knowledge of the file with it. Depends on `tools/`, `state/`, `scan/`.
+ */
+import type { BigIntStats } from "node:fs";
+import { link, lstat, mkdir, rename, unlink } from "node:fs/promises";
+import { dirname } from "node:path";
+import { errnoOf, FreshfsError, fromFsError, isGone } from "../errors.js";
+import { invalidateFsScanAfterDelete, invalidateFsScanAfterRename } from "../scan/cache.js";
+import { withPathLock } from "../state/lock.js";
+import { Args } from "./args.js";
+import { checkGuard, type ToolContext } from "./commit.js";
+import type { ConfinedPath } from "./roots.js";
+
+export interface DeleteParams {
+  /** Aliases: `filePath`, `path`. */
+  file_path?: string;
+  filePath?: string;
+  path?: string;
+}
+
+export interface DeleteResult {
+  readonly path: string;
+  readonly warnings: readonly string[];
+  readonly text: string;
+}
+
+export interface RenameParams {
+  /** Aliases: `source`, `old_path`, `oldPath`. */
+  from?: string;
+  /** Aliases: `destination`, `new_path`, `newPath`. */
+  to?: string;
+  /** Replace an existing file at `to` (which must have been read, as for an overwrite). @default false */
+  overwrite?: boolean | string;
+  source?: string;
+  destination?: string;
+  old_path?: string;
+  oldPath?: string;
+  new_path?: string;
+  newPath?: string;
+}
+
+export interface RenameResult {
+  readonly from: string;
+  readonly to: string;
+  /** An existing file at `to` was replaced. */
+  readonly overwrote: boolean;
+  readonly warnings: readonly string[];
+  readonly text: string;
+}
+
+async function lstatOrGone(path: string, shown: string): Promise<BigIntStats | undefined> {
+  try {
+    return await lstat(path, { bigint: true });
+  } catch (error) {
+    if (isGone(error)) return undefined;
+    throw fromFsError(error, "inspect", shown);
+  }
+}
+
+export async function deleteTool(context: ToolContext, input: DeleteParams): Promise<DeleteResult> {
+  const args = new Args("delete", input);
+  const path = args.requiredText("file_path", ["filePath", "path"]);
+  const target = context.roots.confineEntry(path);
+  const shown = context.roots.display(target.lexical);
+  return withPathLock(target.real, async () => {
+    const entry = await lstatOrGone(target.entry, shown);
+    if (!entry) {
+      throw new FreshfsError("NOT_FOUND", `${shown} does not exist.`, { path: target.lexical });
+    }
+    if (entry.isDirectory()) {
+      throw new FreshfsError("NOT_A_FILE", `${shown} is a directory; delete removes files only.`, {
+        path: target.lexical,
+      });
+    }
+    // A link is removed, not its target: its content survives, so only a file needs a read.
+    const warnings = entry.isSymbolicLink() ? [] : await checkGuard(context, target);
+    try {
+      await unlink(target.entry);
+    } catch (error) {
+      throw fromFsError(error, "delete", shown);
+    }
+    if (!entry.isSymbolicLink()) context.tracker.forget(target.lexical);
+    invalidateFsScanAfterDelete(target.entry);
+    return {
+      path: target.lexical,
+      warnings,
+      text: [`Deleted ${shown}.`, ...warnings].join("\n\n"),
+    };
+  });
+}
+
+export async function renameTool(context: ToolContext, input: RenameParams): Promise<RenameResult> {
+  const args = new Args("rename", input);
+  const fromPath = args.requiredText("from", ["source", "old_path", "oldPath"]);
+  const toPath = args.requiredText("to", ["destination", "new_path", "newPath"]);
+  const overwrite = args.boolean("overwrite") ?? false;
+  const from = context.roots.confineEntry(fromPath, "from");
+  const to = context.roots.confineEntry(toPath, "to");
+  const fromShown = context.roots.display(from.lexical);
+  const toShown = context.roots.display(to.lexical);
+  if (from.entry === to.entry) {
+    throw new FreshfsError(
+      "INVALID_ARGUMENT",
+      `rename: from and to are the same path (${fromShown}).`,
+    );
+  }
+  return withPathLock([from.real, to.real], async () => {
+    const source = await lstatOrGone(from.entry, fromShown);
+    if (!source) {
+      throw new FreshfsError("NOT_FOUND", `${fromShown} does not exist.`, { path: from.lexical });
+    }
+    const existing = await lstatOrGone(to.entry, toShown);
+    const warnings: string[] = [];
+    if (existing) {
+      if (!overwrite) {
+        throw new FreshfsError(
+          "ALREADY_EXISTS",
+          `${toShown} already exists. Pass overwrite: true to replace it (after reading it), or choose another name.`,
+          { path: to.lexical },
+        );
+      }
+      if (existing.isDirectory()) {
+        throw new FreshfsError(
+          "NOT_A_FILE",
+          `${toShown} is a directory; rename replaces files only.`,
+          { path: to.lexical },
+        );
+      }
+      if (!existing.isSymbolicLink()) warnings.push(...(await checkGuard(context, to)));
+    }
+    const knownFresh = source.isFile() && (await isFresh(context, from));
+    try {
+      await mkdir(dirname(to.entry), { recursive: true });
+    } catch (error) {
+      throw fromFsError(error, "create the directory of", toShown);
+    }
+    await move(from, to, source, existing !== undefined, fromShown);
+    context.tracker.forget(from.lexical);
+    if (existing) context.tracker.forget(to.lexical);
+    // The bytes the model read moved: an edit at the new name needs no new read.
+    if (knownFresh) await context.tracker.recordEdit(to.lexical).catch(() => undefined);
+    invalidateFsScanAfterRename(from.entry, to.entry);
+    const verb = existing
+      ? `Renamed ${fromShown} to ${toShown}, replacing it.`
+      : `Renamed ${fromShown} to ${toShown}.`;
+    return {
+      from: from.lexical,
+      to: to.lexical,
+      overwrote: existing !== undefined,
+      warnings,
+      text: [verb, ...warnings].join("\n\n"),
+    };
+  });
+}
+
+/** The source was read and is unchanged since (so its record may move with it). */
+async function isFresh(context: ToolContext, path: ConfinedPath): Promise<boolean> {
+  try {
+    const verdict = await context.tracker.checkEdit(path.lexical);
+    return verdict.state === "fresh";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Without `overwrite`, a file or link is moved by `link` then `unlink`: `link` fails if the
+ * name exists, atomically, where a check followed by `rename` would replace a file created in
+ * between. Directories cannot be hard-linked; `rename` only replaces an empty directory.
+ */
+async function move(
+  from: ConfinedPath & { entry: string },
+  to: ConfinedPath & { entry: string },
+  source: BigIntStats,
+  replacing: boolean,
+  shown: string,
+): Promise<void> {
+  try {
+    if (replacing || source.isDirectory()) {
+      await rename(from.entry, to.entry);
+      return;
+    }
+    try {
+      await link(from.entry, to.entry);
+    } catch (error) {
+      const errno = errnoOf(error);
+      if (errno === "EEXIST") throw error;
+      if (
+        errno !== "EPERM" &&
+        errno !== "ENOTSUP" &&
+        errno !== "EOPNOTSUPP" &&
+        errno !== "EMLINK"
+      ) {
+        throw error;
+      }
+      // No hard links here (some file systems): rename, after the check above.
+      await rename(from.entry, to.entry);
+      return;
+    }
+    await unlink(from.entry);
+  } catch (error) {
+    if (errnoOf(error) === "EEXIST") {
+      throw new FreshfsError(
+        "ALREADY_EXISTS",
+        `${to.lexical} appeared while ${shown} was being renamed; nothing was moved.`,
+        { path: to.lexical },
+      );
+    }
+    throw fromFsError(error, "rename", shown);
+  }
+}

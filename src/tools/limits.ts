@@ -1,0 +1,33 @@
+/**
+ * The limits of the agent tools, in one place: the code enforces these constants and the
+ * messages (and, later, tool descriptions) interpolate them, so the two never drift.
+ */
+
+/** Lines `read` shows when no `limit` is given (Claude Code's default). */
+export const READ_DEFAULT_LIMIT = 2000;
+/** Longer lines are cut in `read` output, with a marker saying how much is hidden. */
+export const READ_MAX_LINE_CHARS = 2000;
+/** `read` stops adding lines once its output would pass this many bytes, and says where to go on. */
+export const READ_MAX_OUTPUT_BYTES = 256 * 1024;
+/**
+ * Files larger than this are refused by `read` and by the editing tools: they are read whole
+ * (the guard hashes every byte, and an edit rewrites the file), and agents meet such files
+ * as data or build output, which grep serves better.
+ */
+export const MAX_FILE_BYTES = 32 * 1024 * 1024;
+/** Bytes inspected for a NUL to call a file binary (git and ripgrep look at the first 8 KiB). */
+export const BINARY_SNIFF_BYTES = 8192;
+/** Default cap on paths returned by the `glob` tool. */
+export const GLOB_DEFAULT_LIMIT = 100;
+/** Default cap on matches returned by the `find` tool. */
+export const FIND_DEFAULT_LIMIT = 20;
+/** Default cap on records (lines, files or counts) returned by the `grep` tool. */
+export const GREP_DEFAULT_HEAD_LIMIT = 250;
+/** Grep lines longer than this are cut, with a marker. */
+export const GREP_MAX_COLUMNS = 500;
+/** Lines of context around each change in the unified diff an edit returns. */
+export const DIFF_CONTEXT_LINES = 3;
+/** Candidate lines offered when an edit's old text is not found. */
+export const NO_MATCH_CANDIDATES = 3;
+/** Line numbers listed when an edit's old text is found more than once. */
+export const AMBIGUOUS_LINES_SHOWN = 10;

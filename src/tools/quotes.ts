@@ -1,0 +1,161 @@
+/**
+ * Typographic quotes (contract 1.4, seed 002 made safe): matching through a length-preserving
+ * quote map, the file's own quote style kept inside an edited span, and quotes a model
+ * introduced into code normalized to ASCII. Documents are never touched. Depends on nothing.
+ */
+import { basename, extname } from "node:path";
+
+/**
+ * Extensions of code files, where a typographic quote a model introduces is a bug (a curly
+ * quote ends no string literal). Documents (.md, .txt, .rst, ...) are absent on purpose: their
+ * typography is intended.
+ */
+export const CODE_FILE_EXTENSIONS: ReadonlySet<string> = new Set([
+  ".bash",
+  ".bat",
+  ".c",
+  ".cc",
+  ".cfg",
+  ".cjs",
+  ".clj",
+  ".cmake",
+  ".cpp",
+  ".cs",
+  ".css",
+  ".cts",
+  ".cxx",
+  ".dart",
+  ".elm",
+  ".erl",
+  ".ex",
+  ".exs",
+  ".fish",
+  ".fs",
+  ".go",
+  ".gradle",
+  ".graphql",
+  ".groovy",
+  ".h",
+  ".hh",
+  ".hpp",
+  ".hs",
+  ".ini",
+  ".java",
+  ".jl",
+  ".js",
+  ".json",
+  ".jsonc",
+  ".jsx",
+  ".kt",
+  ".kts",
+  ".less",
+  ".lua",
+  ".m",
+  ".mjs",
+  ".mk",
+  ".ml",
+  ".mm",
+  ".mts",
+  ".php",
+  ".pl",
+  ".pm",
+  ".proto",
+  ".ps1",
+  ".py",
+  ".r",
+  ".rb",
+  ".rs",
+  ".scala",
+  ".scss",
+  ".sh",
+  ".sql",
+  ".svelte",
+  ".swift",
+  ".tf",
+  ".toml",
+  ".ts",
+  ".tsx",
+  ".vue",
+  ".xml",
+  ".yaml",
+  ".yml",
+  ".zsh",
+]);
+
+/** File names (without an extension that says so) that are code too. */
+export const CODE_FILE_NAMES: ReadonlySet<string> = new Set([
+  "Makefile",
+  "GNUmakefile",
+  "Dockerfile",
+  "Containerfile",
+  "Gemfile",
+  "Rakefile",
+  "Justfile",
+  "Vagrantfile",
+  "Jenkinsfile",
+  "Procfile",
+  ".gitignore",
+  ".dockerignore",
+  ".editorconfig",
+  ".env",
+]);
+
+export function isCodeFile(path: string): boolean {
+  const name = basename(path);
+  return CODE_FILE_NAMES.has(name) || CODE_FILE_EXTENSIONS.has(extname(name).toLowerCase());
+}
+
+// The 1:1 map only: ChatCLI's « » → << >> changes lengths, so offsets found through it would
+// not map back to the file's bytes (contract 1.4).
+const TO_ASCII: Readonly<Record<string, string>> = {
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u2032": "'",
+  "\u201C": '"',
+  "\u201D": '"',
+  "\u2033": '"',
+};
+const TYPOGRAPHIC = /[\u2018\u2019\u2032\u201C\u201D\u2033]/g;
+
+/** `text` with typographic quotes as ASCII; the same length, so offsets carry over. */
+export function normalizeQuotes(text: string): string {
+  return text.replace(TYPOGRAPHIC, (quote) => TO_ASCII[quote] as string);
+}
+
+export function hasTypographicQuotes(text: string): boolean {
+  return /[\u2018\u2019\u2032\u201C\u201D\u2033]/.test(text);
+}
+
+/**
+ * In code, the typographic quote characters of `next` that `previous` never used are a model's
+ * introduction: those become ASCII. A kind the code already used (a curly apostrophe in a
+ * message string) is left alone, so an edit near it cannot break it.
+ */
+export function normalizeIntroducedQuotes(next: string, previous: string): string {
+  return next.replace(TYPOGRAPHIC, (quote) =>
+    previous.includes(quote) ? quote : (TO_ASCII[quote] as string),
+  );
+}
+
+const OPENS_AFTER = /[\s([{<\u2014\u2013-]/;
+
+/**
+ * `next` written in the quote style of `span` (the file's text the edit replaces), where the
+ * model wrote ASCII quotes and the file used typographic ones: an opening or closing quote
+ * by what precedes it, and an apostrophe inside a word as a right single quote.
+ */
+export function inQuoteStyleOf(next: string, span: string): string {
+  const singles = /[\u2018\u2019]/.test(span);
+  const doubles = /[\u201C\u201D]/.test(span);
+  if (!singles && !doubles) return next;
+  let out = "";
+  for (let at = 0; at < next.length; at++) {
+    const char = next[at] as string;
+    const before = at === 0 ? " " : (next[at - 1] as string);
+    const opening = OPENS_AFTER.test(before);
+    if (char === "'" && singles) out += opening ? "\u2018" : "\u2019";
+    else if (char === '"' && doubles) out += opening ? "\u201C" : "\u201D";
+    else out += char;
+  }
+  return out;
+}

@@ -1,0 +1,145 @@
+/**
+ * The workspace's roots and the one gate every tool path passes: confinement. A path must be
+ * inside a root as written (after `..` is folded) and where it really lands (symlinks resolved,
+ * through the nearest existing ancestor for a path not created yet). Depends on `io/`, `errors`.
+ */
+import { statSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { FreshfsError, fromFsError } from "../errors.js";
+import { nodeFs } from "../io/fs.js";
+import { canonicalPath } from "../io/paths.js";
+
+/** A tool path after the gate: where it is as written, and where it really lands. */
+export interface ConfinedPath {
+  /** Absolute, `..` folded: the spelling shown to the model and given to the guard. */
+  readonly lexical: string;
+  /** Canonical: symlinks resolved. Locks, writes and renames act on this. */
+  readonly real: string;
+}
+
+function within(path: string, root: string): boolean {
+  if (path === root) return true;
+  return path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}
+
+export class Roots {
+  /** The roots as given, made absolute. */
+  readonly given: readonly string[];
+  /** The roots' canonical paths. */
+  readonly real: readonly string[];
+
+  constructor(roots: string | readonly string[]) {
+    const list = typeof roots === "string" ? [roots] : roots;
+    if (!Array.isArray(list) || list.length === 0) {
+      throw new FreshfsError("INVALID_ARGUMENT", "A workspace needs at least one root directory.");
+    }
+    const given: string[] = [];
+    const real: string[] = [];
+    for (const root of list) {
+      if (typeof root !== "string" || root.length === 0 || root.includes("\0")) {
+        throw new FreshfsError(
+          "INVALID_ARGUMENT",
+          `A root must be a non-empty path, not ${JSON.stringify(root)}.`,
+        );
+      }
+      const absolute = resolve(root);
+      let canonical: string;
+      try {
+        canonical = canonicalPath(absolute, nodeFs);
+        if (!statSync(canonical).isDirectory()) {
+          throw new FreshfsError("NOT_A_DIRECTORY", `The root ${absolute} is not a directory.`, {
+            path: absolute,
+          });
+        }
+      } catch (error) {
+        throw fromFsError(error, "use as a root", absolute);
+      }
+      given.push(absolute);
+      real.push(canonical);
+    }
+    this.given = given;
+    this.real = real;
+  }
+
+  /**
+   * Confines `path` (relative paths resolve against the first root). `OUTSIDE_ROOT` when the
+   * path as written, or where it resolves, is outside every root, or holds a NUL byte.
+   */
+  confine(path: string, param = "file_path"): ConfinedPath {
+    if (path.includes("\0")) {
+      throw new FreshfsError(
+        "OUTSIDE_ROOT",
+        `${param} contains a NUL byte, which no file name can hold: ${JSON.stringify(path)}.`,
+      );
+    }
+    const first = this.given[0] as string;
+    const lexical = resolve(first, path);
+    if (!this.#inside(lexical)) throw this.#outside(path, lexical);
+    // The kernel's resolution of the path as written: `link/..` is the parent of the link's
+    // target, which folding `..` as text (above) does not see.
+    const written = isAbsolute(path) ? path : `${first}${sep}${path}`;
+    let real: string;
+    try {
+      real = canonicalPath(written, nodeFs);
+    } catch (error) {
+      throw fromFsError(error, "resolve", lexical);
+    }
+    if (!this.real.some((root) => within(real, root))) throw this.#outside(path, real);
+    return { lexical, real };
+  }
+
+  /**
+   * Confines `path` as an entry in its directory, for operations that act on the name itself
+   * (delete, rename): a symlink is removed or moved, not its target, so the place of the link
+   * (its directory resolved, its own name kept) must be inside a root too.
+   */
+  confineEntry(path: string, param = "file_path"): ConfinedPath & { readonly entry: string } {
+    const confined = this.confine(path, param);
+    const name = basename(confined.lexical);
+    const parent = dirname(confined.lexical);
+    let entry: string;
+    try {
+      entry = parent === confined.lexical ? parent : join(canonicalPath(parent, nodeFs), name);
+    } catch (error) {
+      throw fromFsError(error, "resolve", confined.lexical);
+    }
+    if (!this.real.some((root) => within(entry, root)) || this.real.includes(entry)) {
+      throw new FreshfsError(
+        "OUTSIDE_ROOT",
+        this.real.includes(entry)
+          ? `${path} is a workspace root; a root itself cannot be deleted or moved.`
+          : `${path} is outside the workspace (its entry is in ${dirname(entry)}). Only paths under ${this.given.join(", ")} can be used.`,
+        { path: entry },
+      );
+    }
+    return { ...confined, entry };
+  }
+
+  /** Whether `path` (absolute) is inside a root, as written or as resolved. */
+  #inside(path: string): boolean {
+    return this.given.some((root) => within(path, root)) || this.real.some((r) => within(path, r));
+  }
+
+  #outside(path: string, landsAt: string): FreshfsError {
+    const roots = this.given.join(", ");
+    const where =
+      landsAt === resolve(this.given[0] as string, path) ? "" : ` (it resolves to ${landsAt})`;
+    return new FreshfsError(
+      "OUTSIDE_ROOT",
+      `${path} is outside the workspace${where}. Only paths under ${roots} can be used.`,
+      { path: landsAt },
+    );
+  }
+
+  /**
+   * `path` as a model should see it: relative to the root it is in when there is one root,
+   * absolute otherwise (a relative path would be ambiguous between roots).
+   */
+  display(path: string): string {
+    if (this.given.length > 1) return path;
+    for (const root of [this.given[0] as string, this.real[0] as string]) {
+      if (within(path, root)) return relative(root, path).split(sep).join("/") || ".";
+    }
+    return path;
+  }
+}

@@ -1,0 +1,364 @@
+/**
+ * The search tools with agent defaults: `glob`, `grep` and `find` (fuzzy) over every root (or
+ * the `path` given, inside one), through the shared scan cache, with result caps, `truncated`
+ * notices that say how to page on, and paths relative to the root. Depends on `search/`,
+ * `tools/`.
+ */
+import { FreshfsError } from "../errors.js";
+import { fuzzyFind } from "../search/fuzzy.js";
+import { glob } from "../search/glob.js";
+import { type GrepOutputMode, type GrepResult, grep } from "../search/grep/grep.js";
+import { Args } from "./args.js";
+import type { ToolContext } from "./commit.js";
+import {
+  FIND_DEFAULT_LIMIT,
+  GLOB_DEFAULT_LIMIT,
+  GREP_DEFAULT_HEAD_LIMIT,
+  GREP_MAX_COLUMNS,
+} from "./limits.js";
+
+export interface GlobParams {
+  /** A glob (`**\/*.ts`, `src/**`, `*.{js,json}`); without `/` it matches at any depth. */
+  pattern?: string;
+  /** The directory searched (inside a root). @default every root */
+  path?: string;
+  /** Most paths shown. Alias: `head_limit`. @default 100 */
+  limit?: number | string;
+  /** Paths to skip first (paging). @default 0 */
+  offset?: number | string;
+  head_limit?: number | string;
+}
+
+export interface GlobToolResult {
+  /** Matching files, newest first, as the model should name them. */
+  readonly files: readonly string[];
+  /** Matches before the limit. */
+  readonly total: number;
+  readonly truncated: boolean;
+  readonly text: string;
+}
+
+export interface GrepParams {
+  /** A JavaScript regular expression (or a literal string with `fixed_strings`). */
+  pattern?: string;
+  /** A directory or file (inside a root). @default every root */
+  path?: string;
+  /** Only files matching this glob (`*.ts`, `*.{ts,tsx}`, `!*.test.ts`). Alias: `include`. */
+  glob?: string;
+  /** Only files of this type (`ts`, `js`, `py`, `rust`, `go`, ...). */
+  type?: string;
+  /** `content` (lines), `files_with_matches` (paths) or `count`. @default "files_with_matches" */
+  output_mode?: GrepOutputMode;
+  "-A"?: number | string;
+  "-B"?: number | string;
+  "-C"?: number | string;
+  /** Case-insensitive. Alias: `ignoreCase`. */
+  "-i"?: boolean | string;
+  /** Line numbers in content mode. @default true */
+  "-n"?: boolean | string;
+  /** The pattern is a literal string. Aliases: `literal`, `fixedStrings`. */
+  fixed_strings?: boolean | string;
+  /** Matches may span lines. */
+  multiline?: boolean | string;
+  /** Most records (lines, files or counts) shown. Alias: `limit`. @default 250 */
+  head_limit?: number | string;
+  /** Records to skip first (paging). @default 0 */
+  offset?: number | string;
+  include?: string;
+  context?: number | string;
+  ignoreCase?: boolean | string;
+  literal?: boolean | string;
+  fixedStrings?: boolean | string;
+  limit?: number | string;
+}
+
+export interface GrepToolResult {
+  readonly mode: GrepOutputMode;
+  /** `content`: `path:line:text` records (context lines `path-line-text`). */
+  readonly lines: readonly { path: string; line: number; text: string; match: boolean }[];
+  readonly files: readonly string[];
+  readonly counts: readonly { path: string; count: number }[];
+  /** Records found (at least; the search stops once the page is full). */
+  readonly total: number;
+  readonly truncated: boolean;
+  readonly partial: boolean;
+  readonly text: string;
+}
+
+export interface FindParams {
+  /** A few letters of the file meant: an abbreviation, a prefix, camelCase initials. Alias: `pattern`. */
+  query?: string;
+  /** The directory searched (inside a root). @default every root */
+  path?: string;
+  /** Most matches shown. @default 20 */
+  limit?: number | string;
+  pattern?: string;
+}
+
+export interface FindToolResult {
+  /** Best first. */
+  readonly matches: readonly { path: string; type: "file" | "dir" | "symlink"; score: number }[];
+  readonly total: number;
+  readonly truncated: boolean;
+  readonly text: string;
+}
+
+/** The directories to search: the `path` given (confined), else every root. */
+function searchRoots(context: ToolContext, path: string | undefined): string[] {
+  if (path === undefined || path === "") return [...context.roots.given];
+  return [context.roots.confine(path, "path").lexical];
+}
+
+/** A path found under `base`, as the model should see it. */
+function shownUnder(context: ToolContext, base: string, relative: string): string {
+  const absolute = relative === "" || relative === "." ? base : `${base}/${relative}`;
+  return context.roots.display(absolute);
+}
+
+function pageNote(shown: number, total: number, offset: number, what: string): string {
+  return `(Showing ${what} ${offset + 1}-${offset + shown} of ${total}. Use offset=${offset + shown} for more.)`;
+}
+
+/**
+ * Pages through results gathered root by root: each root is asked for at most `offset + limit`
+ * records, which is enough to cut the page out of their concatenation in root order.
+ */
+function page<T>(
+  perRoot: readonly { items: readonly T[]; total: number }[],
+  offset: number,
+  limit: number,
+) {
+  const all = perRoot.flatMap((r) => r.items);
+  const total = perRoot.reduce((sum, r) => sum + r.total, 0);
+  const items = all.slice(offset, offset + limit);
+  return { items, total, truncated: offset + items.length < total };
+}
+
+export async function globTool(context: ToolContext, input: GlobParams): Promise<GlobToolResult> {
+  const args = new Args("glob", input);
+  const pattern = args.requiredText("pattern");
+  const path = args.string("path");
+  const limit = args.integer("limit", ["head_limit"], { min: 1 }) ?? GLOB_DEFAULT_LIMIT;
+  const offset = args.integer("offset") ?? 0;
+  const perRoot: { items: string[]; total: number }[] = [];
+  for (const base of searchRoots(context, path)) {
+    // Newest first, as Claude Code's Glob: the files an agent is working on come up top.
+    const result = await glob(pattern, {
+      path: base,
+      cache: context.cache,
+      sortByMtime: true,
+      maxResults: offset + limit,
+    });
+    perRoot.push({
+      items: result.matches.map((m) => shownUnder(context, result.root, m)),
+      total: result.totalMatches,
+    });
+  }
+  const { items: files, total, truncated } = page(perRoot, offset, limit);
+  const lines =
+    files.length === 0 ? [noneFound(`No files match ${pattern}`, offset, total)] : [...files];
+  if (truncated) lines.push("", pageNote(files.length, total, offset, "files"));
+  return { files, total, truncated, text: lines.join("\n") };
+}
+
+function noneFound(what: string, offset: number, total: number): string {
+  return offset > 0 && total > 0
+    ? `(offset=${offset} is past the last of ${total} results.)`
+    : `${what}.`;
+}
+
+export async function findTool(context: ToolContext, input: FindParams): Promise<FindToolResult> {
+  const args = new Args("find", input);
+  const query = args.requiredText("query", ["pattern"]);
+  const path = args.string("path");
+  const limit = args.integer("limit", [], { min: 1 }) ?? FIND_DEFAULT_LIMIT;
+  const scored: { path: string; type: "file" | "dir" | "symlink"; score: number }[] = [];
+  let total = 0;
+  for (const base of searchRoots(context, path)) {
+    const result = await fuzzyFind(query, { path: base, cache: context.cache, limit });
+    total += result.totalMatches;
+    for (const match of result.matches) {
+      scored.push({
+        path: shownUnder(context, result.root, match.path),
+        type: match.type,
+        score: match.score,
+      });
+    }
+  }
+  // Across roots, by score; within one root fuzzyFind's order already is.
+  const matches = scored.sort((a, b) => b.score - a.score).slice(0, limit);
+  const truncated = matches.length < total;
+  const lines =
+    matches.length === 0
+      ? [`No files match "${query}".`]
+      : matches.map((m) => (m.type === "dir" ? `${m.path}/` : m.path));
+  if (truncated)
+    lines.push(
+      "",
+      `(Showing the best ${matches.length} of ${total} matches; a longer query narrows them.)`,
+    );
+  return { matches, total, truncated, text: lines.join("\n") };
+}
+
+const OUTPUT_MODES: readonly GrepOutputMode[] = ["content", "files_with_matches", "count"];
+
+export async function grepTool(context: ToolContext, input: GrepParams): Promise<GrepToolResult> {
+  const args = new Args("grep", input);
+  const pattern = args.requiredText("pattern");
+  const path = args.string("path");
+  const globFilter = args.string("glob", ["include"]);
+  const type = args.string("type");
+  const mode = args.choice("output_mode", OUTPUT_MODES, ["outputMode"]) ?? "files_with_matches";
+  const context_ = args.integer("-C", ["context"]);
+  const after = args.integer("-A");
+  const before = args.integer("-B");
+  const ignoreCase = args.boolean("-i", ["ignoreCase", "ignore_case"]) ?? false;
+  const numbers = args.boolean("-n") ?? true;
+  const fixedStrings = args.boolean("fixed_strings", ["literal", "fixedStrings"]) ?? false;
+  const multiline = args.boolean("multiline") ?? false;
+  const limit = args.integer("head_limit", ["limit"], { min: 1 }) ?? GREP_DEFAULT_HEAD_LIMIT;
+  const offset = args.integer("offset") ?? 0;
+  if (
+    mode !== "content" &&
+    (context_ !== undefined || after !== undefined || before !== undefined)
+  ) {
+    throw new FreshfsError(
+      "INVALID_ARGUMENT",
+      `grep: -A, -B and -C apply to output_mode "content" only, not "${mode}".`,
+    );
+  }
+
+  type Line = GrepToolResult["lines"][number];
+  const perLines: { items: Line[]; total: number }[] = [];
+  const perFiles: { items: string[]; total: number }[] = [];
+  const perCounts: { items: { path: string; count: number }[]; total: number }[] = [];
+  let partial = false;
+  const notes: string[] = [];
+  for (const base of searchRoots(context, path)) {
+    const result: GrepResult = await grep(pattern, {
+      path: base,
+      cache: context.cache,
+      glob: globFilter,
+      type,
+      ignoreCase,
+      fixedStrings,
+      multiline,
+      context: context_,
+      after,
+      before,
+      outputMode: mode,
+      headLimit: offset + limit,
+      maxColumns: GREP_MAX_COLUMNS,
+    });
+    // Relative to the directory searched (a file's own directory when `path` is a file).
+    const name = (p: string) => shownUnder(context, result.root, p);
+    perLines.push({
+      items: result.lines.map((l) => ({
+        path: name(l.path),
+        line: l.line,
+        text: l.text,
+        match: l.match,
+      })),
+      total: mode === "content" ? result.totalRecords : 0,
+    });
+    perFiles.push({
+      items: result.files.map(name),
+      total: mode === "files_with_matches" ? result.totalRecords : 0,
+    });
+    perCounts.push({
+      items: result.counts.map((c) => ({ path: name(c.path), count: c.count })),
+      total: mode === "count" ? result.totalRecords : 0,
+    });
+    partial ||= result.partial;
+    notes.push(...skippedNotes(result, name));
+  }
+
+  let text: string;
+  let shown: { total: number; truncated: boolean };
+  let lines: Line[] = [];
+  let files: string[] = [];
+  let counts: { path: string; count: number }[] = [];
+  if (mode === "content") {
+    const paged = page(perLines, offset, limit);
+    lines = paged.items;
+    shown = paged;
+    text = renderLines(lines, numbers, (context_ ?? after ?? before ?? 0) > 0);
+  } else if (mode === "files_with_matches") {
+    const paged = page(perFiles, offset, limit);
+    files = paged.items;
+    shown = paged;
+    text = files.join("\n");
+  } else {
+    const paged = page(perCounts, offset, limit);
+    counts = paged.items;
+    shown = paged;
+    text = counts.map((c) => `${c.path}:${c.count}`).join("\n");
+  }
+  const records = lines.length + files.length + counts.length;
+  if (records === 0) text = noneFound(`No matches for ${pattern}`, offset, shown.total);
+  const tail: string[] = [];
+  if (shown.truncated) {
+    const what = mode === "content" ? "lines" : mode === "count" ? "counts" : "files";
+    tail.push(
+      `(Showing ${what} ${offset + 1}-${offset + records}; more exist. Use offset=${offset + records} for more.)`,
+    );
+  }
+  if (partial) tail.push("(The search ran out of time: these results are partial.)");
+  tail.push(...notes);
+  if (tail.length > 0) text = [text, "", ...tail].join("\n");
+  return {
+    mode,
+    lines,
+    files,
+    counts,
+    total: shown.total,
+    truncated: shown.truncated,
+    partial,
+    text,
+  };
+}
+
+/** `path:line:text` for matches and `path-line-text` for context, `--` between groups (rg's shape). */
+function renderLines(
+  lines: readonly GrepToolResult["lines"][number][],
+  numbers: boolean,
+  grouped: boolean,
+): string {
+  const out: string[] = [];
+  let previous: { path: string; line: number } | undefined;
+  for (const line of lines) {
+    if (grouped && previous && (previous.path !== line.path || line.line > previous.line + 1))
+      out.push("--");
+    const sep = line.match ? ":" : "-";
+    out.push(
+      numbers
+        ? `${line.path}${sep}${line.line}${sep}${line.text}`
+        : `${line.path}${sep}${line.text}`,
+    );
+    previous = line;
+  }
+  return out.join("\n");
+}
+
+function skippedNotes(result: GrepResult, name: (p: string) => string): string[] {
+  const notes: string[] = [];
+  const { tooLarge, unreadable, timedOut, failed } = result.skipped;
+  if (tooLarge.length > 0) {
+    notes.push(`(Skipped, too large to search: ${tooLarge.map((f) => name(f.path)).join(", ")}.)`);
+  }
+  if (unreadable.length > 0) {
+    notes.push(
+      `(Skipped, unreadable: ${unreadable.map((f) => `${name(f.path)} (${f.code})`).join(", ")}.)`,
+    );
+  }
+  if (timedOut.length > 0) {
+    notes.push(
+      `(Skipped, the regex took too long on: ${timedOut.map(name).join(", ")}. A simpler pattern may work.)`,
+    );
+  }
+  if (failed.length > 0) {
+    notes.push(`(Skipped, the regex failed on: ${failed.map((f) => name(f.path)).join(", ")}.)`);
+  }
+  for (const warning of result.warnings) notes.push(`(${warning})`);
+  return notes;
+}

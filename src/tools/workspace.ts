@@ -1,0 +1,137 @@
+/**
+ * `Workspace`: the agent file tools over one or more roots, wiring the read-before-write
+ * guard, the path locks, atomic writes and the scan cache together (contract Part 4). Each
+ * tool takes one argument object with Claude Code's parameter names (opencode's and pi's
+ * spellings accepted) and resolves to a structured result with a `text` for the model, or
+ * rejects with `FreshfsError`, whose `message` is written for the model. Depends on `state/`,
+ * `scan/`, `search/`, `tools/`.
+ */
+import { FileStateTracker, type GuardPolicy, type PartialReadPolicy } from "../state/tracker.js";
+import type { ToolContext } from "./commit.js";
+import {
+  type EditParams,
+  type EditResult,
+  editTool,
+  type MultiEditParams,
+  multiEditTool,
+} from "./edit.js";
+import {
+  type DeleteParams,
+  type DeleteResult,
+  deleteTool,
+  type RenameParams,
+  type RenameResult,
+  renameTool,
+} from "./files.js";
+import { type ReadParams, type ReadResult, readTool } from "./read.js";
+import { Roots } from "./roots.js";
+import {
+  type FindParams,
+  type FindToolResult,
+  findTool,
+  type GlobParams,
+  type GlobToolResult,
+  type GrepParams,
+  type GrepToolResult,
+  globTool,
+  grepTool,
+} from "./search.js";
+import { type WriteParams, type WriteResult, writeTool } from "./write.js";
+
+export interface WorkspaceOptions {
+  /** The directories the tools may touch; relative paths resolve against the first. */
+  roots: string | readonly string[];
+  /**
+   * `strict` refuses an edit of a file not read, or changed since (`NOT_READ`, `STALE`);
+   * `warn` makes it and returns the warning. @default "strict"
+   */
+  policy?: GuardPolicy | undefined;
+  /**
+   * `reject`: only a full read (every line shown, in one window or consecutive ones) allows
+   * an edit; `allow-within-window`: an edit inside the lines last shown is allowed too.
+   * @default "reject"
+   */
+  partialReads?: PartialReadPolicy | undefined;
+  /** glob, grep and find read the shared scan cache (every mutation here invalidates it). @default true */
+  cache?: boolean | undefined;
+  /** @see FileStateTrackerOptions.racyWindowMs @default 2000 */
+  racyWindowMs?: number | undefined;
+  /** Most files the guard remembers reads of (least recently used dropped). @default 10000 */
+  maxTrackedFiles?: number | undefined;
+}
+
+export class Workspace {
+  /**
+   * The guard. Record reads made outside these tools here (`cat` in a shell tool, say), so
+   * edits after them are judged on what the model saw.
+   */
+  readonly tracker: FileStateTracker;
+  /** The roots' canonical paths. */
+  readonly roots: readonly string[];
+  readonly #context: ToolContext;
+
+  constructor(options: WorkspaceOptions) {
+    const roots = new Roots(options.roots);
+    const policy = options.policy ?? "strict";
+    const partialReads = options.partialReads ?? "reject";
+    this.tracker = new FileStateTracker({
+      policy,
+      partialReads,
+      racyWindowMs: options.racyWindowMs,
+      maxEntries: options.maxTrackedFiles,
+    });
+    this.roots = roots.real;
+    this.#context = {
+      roots,
+      tracker: this.tracker,
+      policy,
+      partialReads,
+      cache: options.cache ?? true,
+    };
+  }
+
+  /** Shows lines `offset`.. of a text file, numbered, and records the read. */
+  read(params: ReadParams): Promise<ReadResult> {
+    return readTool(this.#context, params);
+  }
+
+  /** Creates a file, or overwrites one that was read in full and has not changed since. */
+  write(params: WriteParams): Promise<WriteResult> {
+    return writeTool(this.#context, params);
+  }
+
+  /** Replaces `old_string` (once, or every occurrence with `replace_all`) in a read file. */
+  edit(params: EditParams): Promise<EditResult> {
+    return editTool(this.#context, params);
+  }
+
+  /** Several replacements in one file, all matched against its current text; all or nothing. */
+  multiEdit(params: MultiEditParams): Promise<EditResult> {
+    return multiEditTool(this.#context, params);
+  }
+
+  /** Deletes a file that was read in full and has not changed since (a link: just the link). */
+  delete(params: DeleteParams): Promise<DeleteResult> {
+    return deleteTool(this.#context, params);
+  }
+
+  /** Moves a file or directory; replaces an existing file only with `overwrite`. */
+  rename(params: RenameParams): Promise<RenameResult> {
+    return renameTool(this.#context, params);
+  }
+
+  /** Files matching a glob, newest first. */
+  glob(params: GlobParams): Promise<GlobToolResult> {
+    return globTool(this.#context, params);
+  }
+
+  /** Searches file contents (ripgrep semantics). */
+  grep(params: GrepParams): Promise<GrepToolResult> {
+    return grepTool(this.#context, params);
+  }
+
+  /** The files a few letters most likely mean (fuzzy, ranked). */
+  find(params: FindParams): Promise<FindToolResult> {
+    return findTool(this.#context, params);
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The `write` tool: create a file, or overwrite one the model has read and that has not changed
+ * since (the guard). An overwrite keeps the file's encoding, BOM, line endings and
+ * trailing-newline state. Depends on `tools/`, `state/`.
+ */
+import { withPathLock } from "../state/lock.js";
+import { Args } from "./args.js";
+import {
+  assertBasedOnRead,
+  checkGuard,
+  commitWrite,
+  readCurrent,
+  type ToolContext,
+} from "./commit.js";
+import { firstChangedLine, unifiedDiff } from "./diff.js";
+import { isCodeFile, normalizeIntroducedQuotes } from "./quotes.js";
+import {
+  type DecodedText,
+  decode,
+  encode,
+  isBinary,
+  lineEndingOf,
+  splitLines,
+  withLineEnding,
+  withTrailingState,
+} from "./text.js";
+
+export interface WriteParams {
+  /** Aliases: `filePath`, `path`. */
+  file_path?: string;
+  /** The whole new content of the file. */
+  content?: string;
+  filePath?: string;
+  path?: string;
+}
+
+export interface WriteResult {
+  readonly path: string;
+  /** The file did not exist before. */
+  readonly created: boolean;
+  /** Bytes written. */
+  readonly bytes: number;
+  readonly lines: number;
+  /** For an overwrite: the unified diff against the previous content. */
+  readonly diff: string | undefined;
+  readonly firstChangedLine: number | undefined;
+  readonly warnings: readonly string[];
+  readonly text: string;
+}
+
+// An overwrite's diff is for a reader; past this many lines the text says how many instead.
+const DIFF_SHOWN_LINES = 200;
+
+export async function writeTool(context: ToolContext, input: WriteParams): Promise<WriteResult> {
+  const args = new Args("write", input);
+  const path = args.requiredText("file_path", ["filePath", "path"]);
+  const content = args.requiredString("content", ["text"]);
+  const target = context.roots.confine(path);
+  const shown = context.roots.display(target.lexical);
+  return withPathLock(target.real, async () => {
+    const current = await readCurrent(target, "write");
+    const warnings = await checkGuard(context, target);
+    assertBasedOnRead(context, target, current);
+    let before = "";
+    let like: Pick<DecodedText, "encoding" | "bom"> = { encoding: "utf8", bom: false };
+    let text = content;
+    if (current.exists && current.bytes.length > 0 && !isBinary(current.bytes)) {
+      const decoded = decode(current.bytes);
+      before = decoded.text;
+      // A file that was not valid UTF-8 is replaced by the model's text, as UTF-8.
+      if (decoded.exact) like = decoded;
+      const ending = lineEndingOf(before);
+      if (/[\r\n]/.test(text)) text = withLineEnding(text, ending);
+      text = withTrailingState(text, before, ending);
+      if (text.startsWith("\uFEFF") && like.bom) text = text.slice(1);
+    } else if (text.startsWith("\uFEFF")) {
+      like = { encoding: "utf8", bom: true };
+      text = text.slice(1);
+    }
+    if (isCodeFile(target.lexical)) text = normalizeIntroducedQuotes(text, before);
+    const bytes = encode(text, like);
+    await commitWrite(context, target, { current, bytes, warnings });
+
+    const created = !current.exists;
+    const lines = splitLines(text).length;
+    const diff = created ? undefined : unifiedDiff(shown, before, text);
+    const first = created ? undefined : firstChangedLine(before, text);
+    const parts = [
+      created
+        ? `Created ${shown} (${lines} line${lines === 1 ? "" : "s"}).`
+        : `Wrote ${shown} (${lines} line${lines === 1 ? "" : "s"})${first === undefined ? "; the content is unchanged" : `, first changed line ${first}`}.`,
+    ];
+    if (diff !== undefined && first !== undefined) {
+      const diffLines = diff.split("\n");
+      parts.push(
+        diffLines.length <= DIFF_SHOWN_LINES
+          ? diff.trimEnd()
+          : `(The diff has ${diffLines.length} lines; not shown.)`,
+      );
+    }
+    parts.push(...warnings);
+    return {
+      path: target.lexical,
+      created,
+      bytes: bytes.byteLength,
+      lines,
+      diff,
+      firstChangedLine: first,
+      warnings,
+      text: parts.join("\n\n"),
+    };
+  });
+}
