@@ -7,11 +7,13 @@ import { benchGuard } from "./guard.js";
 import { machine } from "./lib/measure.js";
 import { benchScan } from "./scan.js";
 import { benchSearch } from "./search.js";
+import { benchTools } from "./tools.js";
 
 const SUITES = {
   guard: benchGuard,
   scan: benchScan,
   search: benchSearch,
+  tools: benchTools,
 } as const;
 
 const { values, positionals } = parseArgs({
