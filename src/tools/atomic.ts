@@ -22,6 +22,12 @@ export function tempPathFor(target: string): string {
 export interface AtomicWriteOptions {
   /** Permission bits for the file (an existing file's own); else 0o666 less the umask. */
   mode?: number | undefined;
+  /**
+   * The existing file's owner: a rewrite by root (or a member of the file's group) must not
+   * hand someone's file to itself. Where the process may not give it back (EPERM), the file
+   * is the writer's, as with any editor that writes a new file.
+   */
+  owner?: { uid: number; gid: number } | undefined;
   /** The target must not exist: the write fails with `ALREADY_EXISTS` instead of replacing it. */
   exclusive?: boolean | undefined;
   /**
@@ -44,6 +50,13 @@ export async function writeAtomic(
     try {
       await handle.writeFile(bytes);
       // open()'s mode passes through the umask; the file's own mode must not.
+      const owner = options.owner;
+      if (owner && (owner.uid !== process.getuid?.() || owner.gid !== process.getgid?.())) {
+        await handle.chown(owner.uid, owner.gid).catch((error: unknown) => {
+          if (errnoOf(error) !== "EPERM") throw error;
+        });
+      }
+      // After chown, which clears set-user-ID and set-group-ID bits.
       if (options.mode !== undefined) await handle.chmod(options.mode);
       await handle.datasync();
     } finally {

@@ -7,7 +7,7 @@
 import type { BigIntStats } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { FreshfsError, fromFsError, isGone } from "../errors.js";
+import { errnoOf, FreshfsError, fromFsError, isGone } from "../errors.js";
 import { invalidateFsScanAfterWrite } from "../scan/cache.js";
 import { describeNonFile, hexDigest, sha256 } from "../state/snapshot.js";
 import type { FileStateTracker, GuardPolicy, PartialReadPolicy } from "../state/tracker.js";
@@ -31,6 +31,8 @@ export interface Current {
   readonly bytes: Buffer;
   /** Permission bits, kept by the rewrite. */
   readonly mode: number | undefined;
+  /** Owner and group, kept by the rewrite where the process may. */
+  readonly owner: { uid: number; gid: number } | undefined;
 }
 
 const MIB = 1024 * 1024;
@@ -43,27 +45,38 @@ export function tooLarge(shown: string, size: number): FreshfsError {
   );
 }
 
-export async function readCurrent(target: ConfinedPath, action: string): Promise<Current> {
+export async function readCurrent(
+  target: ConfinedPath,
+  action: string,
+  shown: string,
+): Promise<Current> {
   let stats: BigIntStats;
   try {
     stats = await stat(target.real, { bigint: true });
   } catch (error) {
-    if (isGone(error)) return { exists: false, bytes: Buffer.alloc(0), mode: undefined };
-    throw fromFsError(error, action, target.lexical);
+    if (isGone(error)) {
+      return { exists: false, bytes: Buffer.alloc(0), mode: undefined, owner: undefined };
+    }
+    throw fromFsError(error, action, shown);
   }
   if (!stats.isFile()) {
     throw new FreshfsError(
       "NOT_A_FILE",
-      `Cannot ${action} ${target.lexical}: it is ${describeNonFile(stats)}, not a file.`,
+      `Cannot ${action} ${shown}: it is ${describeNonFile(stats)}, not a file.`,
       { path: target.lexical },
     );
   }
-  if (stats.size > BigInt(MAX_FILE_BYTES)) throw tooLarge(target.lexical, Number(stats.size));
+  if (stats.size > BigInt(MAX_FILE_BYTES)) throw tooLarge(shown, Number(stats.size));
   try {
     const bytes = await readFile(target.real);
-    return { exists: true, bytes, mode: Number(stats.mode & 0o7777n) };
+    return {
+      exists: true,
+      bytes,
+      mode: Number(stats.mode & 0o7777n),
+      owner: { uid: Number(stats.uid), gid: Number(stats.gid) },
+    };
   } catch (error) {
-    throw fromFsError(error, action, target.lexical);
+    throw fromFsError(error, action, shown);
   }
 }
 
@@ -120,14 +133,11 @@ export async function commitWrite(
 ): Promise<void> {
   const { current, bytes, warnings } = options;
   if (!current.exists) {
-    try {
-      await mkdir(dirname(target.real), { recursive: true });
-    } catch (error) {
-      throw fromFsError(error, "create the directory of", target.lexical);
-    }
+    await makeParents(target.real, target.lexical);
   }
   await writeAtomic(target.real, bytes, {
     mode: current.mode,
+    owner: current.owner,
     exclusive: !current.exists,
     beforeCommit: async () => {
       for (const warning of await checkGuard(context, target, options.lines)) {
@@ -137,4 +147,21 @@ export async function commitWrite(
   });
   await context.tracker.recordEdit(target.lexical, { content: bytes });
   invalidateFsScanAfterWrite(target.real);
+}
+
+/** Creates the directories a new file needs; a file where a directory must be is named as such. */
+export async function makeParents(path: string, shown: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+  } catch (error) {
+    const errno = errnoOf(error);
+    if (errno === "EEXIST" || errno === "ENOTDIR") {
+      throw new FreshfsError(
+        "NOT_A_DIRECTORY",
+        `Cannot create ${shown}: a part of its directory path is a file, not a directory.`,
+        { path: shown, cause: error },
+      );
+    }
+    throw fromFsError(error, "create the directory of", shown);
+  }
 }

@@ -5,6 +5,7 @@
  */
 import { FreshfsError } from "../errors.js";
 import { withPathLock } from "../state/lock.js";
+import type { ReadEntry } from "../state/tracker.js";
 import { Args } from "./args.js";
 import {
   assertBasedOnRead,
@@ -133,10 +134,10 @@ async function applyEdits(
   edits: readonly Replacement[],
   tool: string,
 ): Promise<EditResult> {
-  const target = context.roots.confine(path);
+  const target = context.roots.confineFile(path);
   const shown = context.roots.display(target.lexical);
   return withPathLock(target.real, async () => {
-    const current = await readCurrent(target, "edit");
+    const current = await readCurrent(target, "edit", shown);
     const first = edits[0] as Replacement;
     if (first.old === "") return fillEmpty(context, target, shown, current, first);
     if (!current.exists) {
@@ -146,9 +147,13 @@ async function applyEdits(
         { path: target.lexical },
       );
     }
-    // Not read (or changed) is what the model must fix first; a miss would only mislead.
-    const early = context.partialReads === "reject";
-    const warnings = early ? await checkGuard(context, target) : [];
+    // Not read (or changed) is what the model must fix first: a miss would mislead, and its
+    // nearest lines would show a file the model has not read. After a partial read under
+    // `allow-within-window`, the first check is against that window (staleness), the second,
+    // once the edit's lines are known, against the lines themselves.
+    const read = context.tracker.latest(target.lexical);
+    const windowed = context.partialReads === "allow-within-window" && read?.partial === true;
+    const warnings = await checkGuard(context, target, windowed ? windowOf(read) : undefined);
     const decoded = editableText(current.bytes, shown);
     const text = decoded.text;
     const located = edits.map((edit, index) => {
@@ -159,7 +164,11 @@ async function applyEdits(
     const index = new LineIndex(text);
     const allSpans = ordered.map((entry) => entry.span);
     const lines = linesOf(index, allSpans);
-    if (!early) warnings.push(...(await checkGuard(context, target, lines)));
+    if (windowed) {
+      for (const warning of await checkGuard(context, target, lines)) {
+        if (!warnings.includes(warning)) warnings.push(warning);
+      }
+    }
     assertBasedOnRead(context, target, current);
 
     const next = rewrite(text, ordered, target.lexical);
@@ -174,6 +183,12 @@ async function applyEdits(
     const kind: MatchKind = located.some((entry) => entry.kind === "quotes") ? "quotes" : "exact";
     return finish(shown, target, text, next, allSpans.length, kind, false, warnings);
   });
+}
+
+/** The lines a read showed. */
+function windowOf(read: ReadEntry): { start: number; end: number } {
+  const end = read.limit > 0 ? read.offset + read.limit - 1 : Number.MAX_SAFE_INTEGER;
+  return { start: read.offset, end };
 }
 
 function locate(text: string, edit: Replacement, label: string, shown: string): Located {

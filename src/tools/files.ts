@@ -4,13 +4,12 @@
  * and moves the guard's knowledge of the file with it. Depends on `tools/`, `state/`, `scan/`.
  */
 import type { BigIntStats } from "node:fs";
-import { link, lstat, mkdir, rename, unlink } from "node:fs/promises";
-import { dirname } from "node:path";
+import { link, lstat, rename, unlink } from "node:fs/promises";
 import { errnoOf, FreshfsError, fromFsError, isGone } from "../errors.js";
 import { invalidateFsScanAfterDelete, invalidateFsScanAfterRename } from "../scan/cache.js";
 import { withPathLock } from "../state/lock.js";
 import { Args } from "./args.js";
-import { checkGuard, type ToolContext } from "./commit.js";
+import { checkGuard, makeParents, type ToolContext } from "./commit.js";
 import type { ConfinedPath } from "./roots.js";
 
 export interface DeleteParams {
@@ -62,6 +61,7 @@ async function lstatOrGone(path: string, shown: string): Promise<BigIntStats | u
 export async function deleteTool(context: ToolContext, input: DeleteParams): Promise<DeleteResult> {
   const args = new Args("delete", input);
   const path = args.requiredText("file_path", ["filePath", "path"]);
+  context.roots.confineFile(path);
   const target = context.roots.confineEntry(path);
   const shown = context.roots.display(target.lexical);
   return withPathLock(target.real, async () => {
@@ -131,11 +131,7 @@ export async function renameTool(context: ToolContext, input: RenameParams): Pro
       if (!existing.isSymbolicLink()) warnings.push(...(await checkGuard(context, to)));
     }
     const knownFresh = source.isFile() && (await isFresh(context, from));
-    try {
-      await mkdir(dirname(to.entry), { recursive: true });
-    } catch (error) {
-      throw fromFsError(error, "create the directory of", toShown);
-    }
+    await makeParents(to.entry, toShown);
     await move(from, to, source, existing !== undefined, fromShown);
     context.tracker.forget(from.lexical);
     if (existing) context.tracker.forget(to.lexical);

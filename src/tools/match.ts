@@ -40,6 +40,9 @@ function spellings(text: string, old: string): string[] {
   const forms = [old];
   if (old.includes("\n") && !old.includes("\r") && text.includes("\r\n")) forms.push(toCrlf(old));
   if (old.includes("\r\n")) forms.push(toLf(old));
+  if (old.includes("\n") && !text.includes("\n") && text.includes("\r")) {
+    forms.push(old.replace(/\r?\n/g, "\r"));
+  }
   return forms;
 }
 

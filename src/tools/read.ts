@@ -80,7 +80,7 @@ export async function readTool(context: ToolContext, input: ReadParams): Promise
   const path = args.requiredText("file_path", ["filePath", "path"]);
   const offset = Math.max(1, args.integer("offset", [], { min: 0 }) ?? 1);
   const limit = args.integer("limit", [], { min: 1 }) ?? READ_DEFAULT_LIMIT;
-  const target = context.roots.confine(path);
+  const target = context.roots.confineFile(path);
   const shown = context.roots.display(target.lexical);
 
   let size: bigint;
@@ -140,8 +140,10 @@ export async function readTool(context: ToolContext, input: ReadParams): Promise
   for (let index = offset - 1; index < total && lines.length < limit; index++) {
     let line = all[index] as string;
     if (line.length > READ_MAX_LINE_CHARS) {
-      const hidden = line.length - READ_MAX_LINE_CHARS;
-      line = `${line.slice(0, READ_MAX_LINE_CHARS)}… [line cut: ${hidden} more characters]`;
+      // Never between the two halves of a surrogate pair (an emoji, say).
+      const high = line.charCodeAt(READ_MAX_LINE_CHARS - 1);
+      const at = high >= 0xd800 && high <= 0xdbff ? READ_MAX_LINE_CHARS - 1 : READ_MAX_LINE_CHARS;
+      line = `${line.slice(0, at)}… [line cut: ${line.length - at} more characters]`;
       cut++;
     }
     const numbered = `${String(index + 1).padStart(6)}\t${line}`;

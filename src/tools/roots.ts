@@ -89,6 +89,20 @@ export class Roots {
   }
 
   /**
+   * Confines the path of a file: one that ends with `/` names a directory, and resolving would
+   * drop the slash and act on a file of that name.
+   */
+  confineFile(path: string, param = "file_path"): ConfinedPath {
+    if ((path.endsWith("/") || path.endsWith(sep)) && path.replace(/\/+$/, "") !== "") {
+      throw new FreshfsError(
+        "NOT_A_FILE",
+        `${param} ${path} ends with a slash, so it names a directory; give the path of a file.`,
+      );
+    }
+    return this.confine(path, param);
+  }
+
+  /**
    * Confines `path` as an entry in its directory, for operations that act on the name itself
    * (delete, rename): a symlink is removed or moved, not its target, so the place of the link
    * (its directory resolved, its own name kept) must be inside a root too.

@@ -94,17 +94,26 @@ export function editableText(bytes: Buffer, shown: string): DecodedText {
   return decoded;
 }
 
-export type LineEnding = "\n" | "\r\n";
+export type LineEnding = "\n" | "\r\n" | "\r";
 
-/** The line ending most lines use: CRLF when CRLF lines outnumber bare LF ones. */
+/** The line ending most lines use (CRLF, LF, or a lone CR as classic Mac OS files have). */
 export function lineEndingOf(text: string): LineEnding {
   let crlf = 0;
   let lf = 0;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) {
-    if (at > 0 && text.charCodeAt(at - 1) === 13) crlf++;
-    else lf++;
+  let cr = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 10) lf++;
+    else if (code === 13) {
+      if (text.charCodeAt(at + 1) === 10) {
+        crlf++;
+        at++;
+      } else cr++;
+    }
   }
-  return crlf > lf ? "\r\n" : "\n";
+  if (crlf > lf && crlf >= cr) return "\r\n";
+  if (cr > lf && cr > crlf) return "\r";
+  return "\n";
 }
 
 /** Every bare `\n` as `\r\n` (an existing `\r\n` stays as it is: never `\r\r\n`). */
@@ -118,6 +127,7 @@ export function toLf(text: string): string {
 
 /** `text` with its line breaks in `ending`. */
 export function withLineEnding(text: string, ending: LineEnding): string {
+  if (ending === "\r") return text.replace(/\r?\n/g, "\r");
   return ending === "\r\n" ? toCrlf(text) : toLf(text);
 }
 

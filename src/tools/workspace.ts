@@ -43,7 +43,9 @@ export interface WorkspaceOptions {
   roots: string | readonly string[];
   /**
    * `strict` refuses an edit of a file not read, or changed since (`NOT_READ`, `STALE`);
-   * `warn` makes it and returns the warning. @default "strict"
+   * `warn` makes it, and returns a warning when the file changed since its read or was read
+   * only in part (a file never read passes silently, as in ChatCLI; contract 1.3).
+   * @default "strict"
    */
   policy?: GuardPolicy | undefined;
   /**

@@ -55,10 +55,10 @@ export async function writeTool(context: ToolContext, input: WriteParams): Promi
   const args = new Args("write", input);
   const path = args.requiredText("file_path", ["filePath", "path"]);
   const content = args.requiredString("content", ["text"]);
-  const target = context.roots.confine(path);
+  const target = context.roots.confineFile(path);
   const shown = context.roots.display(target.lexical);
   return withPathLock(target.real, async () => {
-    const current = await readCurrent(target, "write");
+    const current = await readCurrent(target, "write", shown);
     const warnings = await checkGuard(context, target);
     assertBasedOnRead(context, target, current);
     let before = "";
