@@ -112,6 +112,12 @@ export function fromFsError(error: unknown, action: string, path: string): Fresh
         `Cannot ${action} ${path}: the name is too long for the file system.`,
         options,
       );
+    case "ELOOP":
+      return new FreshfsError(
+        "IO_ERROR",
+        `Cannot ${action} ${path}: its symbolic links form a loop, or nest too deep (ELOOP).`,
+        options,
+      );
     case "EACCES":
     case "EPERM":
       return new FreshfsError(
@@ -122,4 +128,15 @@ export function fromFsError(error: unknown, action: string, path: string): Fresh
     default:
       return new FreshfsError("IO_ERROR", `Cannot ${action} ${path}: ${detail}.`, options);
   }
+}
+
+// Enough of a pattern or value to recognize it; a model's 70 KB pattern repeated in full
+// would crowd out the reason.
+const QUOTE_MAX = 120;
+
+/** `text` JSON-quoted for a message, shortened in the middle past `QUOTE_MAX` characters. */
+export function quoted(text: string): string {
+  if (text.length <= QUOTE_MAX) return JSON.stringify(text);
+  const half = QUOTE_MAX / 2;
+  return `${JSON.stringify(text.slice(0, half))}…(${text.length - QUOTE_MAX} characters)…${JSON.stringify(text.slice(-half))}`;
 }

@@ -6,7 +6,7 @@
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
-import { FreshfsError } from "../errors.js";
+import { FreshfsError, quoted } from "../errors.js";
 import { explainPath } from "../scan/explain.js";
 import { resolveScanRoot, ScanEntry } from "../scan/walk.js";
 import { checkedOptions, searchListing } from "./listing.js";
@@ -44,10 +44,7 @@ export interface GlobResult {
 }
 
 function invalidPattern(pattern: string, why: string): FreshfsError {
-  return new FreshfsError(
-    "INVALID_PATTERN",
-    `Invalid glob pattern ${JSON.stringify(pattern)}: ${why}.`,
-  );
+  return new FreshfsError("INVALID_PATTERN", `Invalid glob pattern ${quoted(pattern)}: ${why}.`);
 }
 
 /**

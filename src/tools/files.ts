@@ -5,6 +5,7 @@
  */
 import type { BigIntStats } from "node:fs";
 import { link, lstat, rename, unlink } from "node:fs/promises";
+import { sep } from "node:path";
 import { errnoOf, FreshfsError, fromFsError, isGone } from "../errors.js";
 import { invalidateFsScanAfterDelete, invalidateFsScanAfterRename } from "../scan/cache.js";
 import { withPathLock } from "../state/lock.js";
@@ -104,6 +105,12 @@ export async function renameTool(context: ToolContext, input: RenameParams): Pro
     throw new FreshfsError(
       "INVALID_ARGUMENT",
       `rename: from and to are the same path (${fromShown}).`,
+    );
+  }
+  if (to.entry.startsWith(`${from.entry}${sep}`)) {
+    throw new FreshfsError(
+      "INVALID_ARGUMENT",
+      `rename: ${toShown} is inside ${fromShown}; a directory cannot be moved into itself.`,
     );
   }
   return withPathLock([from.real, to.real], async () => {

@@ -4,6 +4,7 @@
  * notices that say how to page on, and paths relative to the root. Depends on `search/`,
  * `tools/`.
  */
+import { lstatSync } from "node:fs";
 import { FreshfsError } from "../errors.js";
 import { fuzzyFind } from "../search/fuzzy.js";
 import { glob } from "../search/glob.js";
@@ -140,9 +141,11 @@ export async function globTool(context: ToolContext, input: GlobParams): Promise
   const path = args.string("path");
   const limit = args.integer("limit", ["head_limit"], { min: 1 }) ?? GLOB_DEFAULT_LIMIT;
   const offset = args.integer("offset") ?? 0;
-  const perRoot: { items: string[]; total: number }[] = [];
-  for (const base of searchRoots(context, path)) {
+  const bases = searchRoots(context, path);
+  const perRoot: { items: { path: string; mtimeMs: number }[]; total: number }[] = [];
+  for (const base of bases) {
     // Newest first, as Claude Code's Glob: the files an agent is working on come up top.
+    // Hidden entries only when the pattern names one (`.github/**`), as rg --files and fd.
     const result = await glob(pattern, {
       path: base,
       cache: context.cache,
@@ -150,15 +153,39 @@ export async function globTool(context: ToolContext, input: GlobParams): Promise
       maxResults: offset + limit,
     });
     perRoot.push({
-      items: result.matches.map((m) => shownUnder(context, result.root, m)),
+      items: result.matches.map((m) => ({
+        path: shownUnder(context, result.root, m),
+        mtimeMs: bases.length > 1 ? mtimeOf(result.root, m) : 0,
+      })),
       total: result.totalMatches,
     });
   }
-  const { items: files, total, truncated } = page(perRoot, offset, limit);
+  // Several roots: one newest-first order over all of them (each root's first
+  // `offset + limit` hold every file the page can show).
+  if (perRoot.length > 1) {
+    const merged = perRoot.flatMap((r) => r.items);
+    merged.sort(
+      (a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+    );
+    perRoot.splice(0, perRoot.length, {
+      items: merged,
+      total: perRoot.reduce((n, r) => n + r.total, 0),
+    });
+  }
+  const { items, total, truncated } = page(perRoot, offset, limit);
+  const files = items.map((item) => item.path);
   const lines =
     files.length === 0 ? [noneFound(`No files match ${pattern}`, offset, total)] : [...files];
   if (truncated) lines.push("", pageNote(files.length, total, offset, "files"));
   return { files, total, truncated, text: lines.join("\n") };
+}
+
+function mtimeOf(root: string, relative: string): number {
+  try {
+    return lstatSync(`${root}/${relative}`).mtimeMs;
+  } catch {
+    return 0; // gone since the listing: last
+  }
 }
 
 function noneFound(what: string, offset: number, total: number): string {

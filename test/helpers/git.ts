@@ -63,6 +63,8 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
         stderr: Buffer.concat(stderr).toString("utf8"),
       });
     });
+    // git may exit before reading its input (an error, or a command that takes none).
+    child.stdin.on("error", () => undefined);
     child.stdin.end(options.input ?? "");
   });
 }

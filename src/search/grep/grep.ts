@@ -13,7 +13,7 @@ import { availableParallelism } from "node:os";
 import { basename, dirname } from "node:path";
 import { Worker } from "node:worker_threads";
 import picomatch from "picomatch";
-import { FreshfsError, fromFsError } from "../../errors.js";
+import { FreshfsError, fromFsError, quoted } from "../../errors.js";
 import { absolutePath } from "../../io/paths.js";
 import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pattern.js";
 import { resolveScanRoot, type ScanEntry } from "../../scan/walk.js";
@@ -180,7 +180,7 @@ function expandBraces(glob: string): string[] {
           if (out.length > MAX_EXPANSIONS) {
             throw new FreshfsError(
               "INVALID_PATTERN",
-              `The glob ${JSON.stringify(glob)} expands to more than ${MAX_EXPANSIONS} patterns.`,
+              `The glob ${quoted(glob)} expands to more than ${MAX_EXPANSIONS} patterns.`,
             );
           }
         }
@@ -207,7 +207,7 @@ function globFilter(globs: readonly string[]): ((path: string) => boolean) | und
     const problem = rules.problems[0] as PatternProblem;
     throw new FreshfsError(
       "INVALID_PATTERN",
-      `Invalid glob ${JSON.stringify(problem.pattern)}: it ${problem.message}.`,
+      `Invalid glob ${quoted(problem.pattern)}: it ${problem.message}.`,
     );
   }
   const includes = lines.some((line) => !line.startsWith("!"));
@@ -550,8 +550,12 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
     const path = candidates[index] as string;
     if (outcome.kind === "binary") binary++;
     else if (outcome.kind === "too-large") tooLarge.push({ path, size: outcome.size });
-    else if (outcome.kind === "unreadable") unreadable.push({ path, code: outcome.code });
-    else if (outcome.kind === "failed") failed.push({ path, message: outcome.message });
+    else if (outcome.kind === "unreadable") {
+      // Deleted since the listing was taken (a cached one, say): not there, as rg would see it.
+      if (outcome.code !== "ENOENT" && outcome.code !== "ENOTDIR") {
+        unreadable.push({ path, code: outcome.code });
+      }
+    } else if (outcome.kind === "failed") failed.push({ path, message: outcome.message });
     else if (outcome.kind === "hits") {
       if (mode === "content") {
         for (const [line, text, match] of outcome.lines as LineRecord[]) {

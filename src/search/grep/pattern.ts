@@ -4,7 +4,7 @@
  * never decoded (V8's regex engine backtracks; the literal keeps it off long lines that cannot
  * match). Pure; depends on `errors`.
  */
-import { FreshfsError } from "../../errors.js";
+import { FreshfsError, quoted } from "../../errors.js";
 
 export interface PatternOptions {
   /** The pattern is a literal string, not a regex (`-F`). */
@@ -253,11 +253,11 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
   } catch (error) {
     const reason =
       error instanceof Error
-        ? error.message.replace(/^Invalid regular expression: /, "")
+        ? error.message.replace(/^Invalid regular expression: (\/.*\/[a-z]*: )?/s, "")
         : String(error);
     throw new FreshfsError(
       "INVALID_PATTERN",
-      `Invalid regular expression ${JSON.stringify(pattern)}: ${reason}. Patterns use JavaScript regex syntax; pass fixedStrings (-F) to search for the text as it is.`,
+      `Invalid regular expression ${quoted(pattern)}: ${reason}. Patterns use JavaScript regex syntax; pass fixedStrings (-F) to search for the text as it is.`,
     );
   }
   const found = options.fixedStrings ? pattern : requiredLiteral(pattern);
