@@ -412,15 +412,17 @@ describe("grep", () => {
     expect(strings.text).toBe(typed.text);
   });
 
-  it('refuses context options outside output_mode "content" with INVALID_ARGUMENT', async () => {
+  it('ignores context options outside output_mode "content", as Claude Code documents', async () => {
     const root = await tempTree(SOURCE);
     const ws = new Workspace({ roots: root });
-    const message = await rejectsWith(ws.grep({ pattern: "alpha", "-A": 2 }), "INVALID_ARGUMENT");
-    expect(message).toContain("content");
-    await rejectsWith(
-      ws.grep({ pattern: "alpha", output_mode: "count", "-C": 1 }),
-      "INVALID_ARGUMENT",
-    );
+    const plain = await ws.grep({ pattern: "alpha" });
+    const withContext = await ws.grep({ pattern: "alpha", "-A": 2 });
+    expect(withContext.files).toEqual(plain.files);
+    expect(withContext.text).toBe(plain.text);
+    const counted = await ws.grep({ pattern: "alpha", output_mode: "count", "-C": 1 });
+    const countedPlain = await ws.grep({ pattern: "alpha", output_mode: "count" });
+    expect(counted.counts).toEqual(countedPlain.counts);
+    expect(counted.counts.length).toBeGreaterThan(0);
   });
 
   it("refuses an invalid regular expression with INVALID_PATTERN", async () => {

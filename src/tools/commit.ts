@@ -4,12 +4,12 @@
  * tracker's record of the new bytes, and the scan cache told. Depends on `state/`, `scan/`,
  * `errors` and `tools/`.
  */
-import type { BigIntStats } from "node:fs";
+import { type BigIntStats, realpathSync } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { errnoOf, FreshfsError, fromFsError, isGone } from "../errors.js";
 import { invalidateFsScanAfterWrite } from "../scan/cache.js";
-import { describeNonFile, hexDigest, sha256 } from "../state/snapshot.js";
+import { countLines, describeNonFile, hexDigest, sha256 } from "../state/snapshot.js";
 import type { FileStateTracker, GuardPolicy, PartialReadPolicy } from "../state/tracker.js";
 import { writeAtomic } from "./atomic.js";
 import { MAX_FILE_BYTES } from "./limits.js";
@@ -132,20 +132,43 @@ export async function commitWrite(
   options: CommitOptions,
 ): Promise<void> {
   const { current, bytes, warnings } = options;
+  const before = context.tracker.latest(target.lexical);
   if (!current.exists) {
     await makeParents(target.real, target.lexical);
   }
+  const directory = dirname(target.real);
   await writeAtomic(target.real, bytes, {
     mode: current.mode,
     owner: current.owner,
     exclusive: !current.exists,
     beforeCommit: async () => {
+      // The directory was resolved when the path was confined; a component swapped for a
+      // symbolic link since would carry the rename somewhere else.
+      if (realpathSync.native(directory) !== directory) {
+        throw new FreshfsError(
+          "STALE",
+          `The directory of ${target.lexical} changed (a symbolic link was put on its way) while it was being written; nothing was written. Check the path, then retry.`,
+          { path: target.lexical },
+        );
+      }
       for (const warning of await checkGuard(context, target, options.lines)) {
         if (!warnings.includes(warning)) warnings.push(warning);
       }
     },
   });
-  await context.tracker.recordEdit(target.lexical, { content: bytes });
+  if (context.partialReads === "allow-within-window" && before?.partial) {
+    // An edit inside a window does not show the rest of the file: the record stays a window,
+    // moved by the lines the edit added or removed.
+    const delta = countLines(bytes) - (before.lines ?? countLines(current.bytes));
+    const limit = before.limit > 0 ? Math.max(1, before.limit + delta) : 0;
+    await context.tracker.recordRead(target.lexical, {
+      offset: before.offset,
+      limit,
+      content: bytes,
+    });
+  } else {
+    await context.tracker.recordEdit(target.lexical, { content: bytes });
+  }
   invalidateFsScanAfterWrite(target.real);
 }
 

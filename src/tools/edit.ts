@@ -18,7 +18,12 @@ import {
 import { firstChangedLine, unifiedDiff } from "./diff.js";
 import { AMBIGUOUS_LINES_SHOWN } from "./limits.js";
 import { explainMiss, type Found, findOld, linesOf, type MatchKind, type Span } from "./match.js";
-import { inQuoteStyleOf, isCodeFile, normalizeIntroducedQuotes } from "./quotes.js";
+import {
+  changedCharacters,
+  isCodeFile,
+  normalizeIntroducedQuotes,
+  restyleQuoted,
+} from "./quotes.js";
 import type { ConfinedPath } from "./roots.js";
 import {
   type DecodedText,
@@ -68,6 +73,8 @@ export interface EditResult {
   readonly firstChangedLine: number | undefined;
   /** Unified diff; undefined when the texts were too different to diff in time. */
   readonly diff: string | undefined;
+  /** Typographic quotes of the model's written as ASCII (code files; contract 1.4). */
+  readonly quotesNormalized: number;
   /** Guard warnings (warn policy). */
   readonly warnings: readonly string[];
   readonly text: string;
@@ -137,6 +144,7 @@ async function applyEdits(
   const target = context.roots.confineFile(path);
   const shown = context.roots.display(target.lexical);
   return withPathLock(target.real, async () => {
+    context.roots.reconfine(path, target);
     const current = await readCurrent(target, "edit", shown);
     const first = edits[0] as Replacement;
     if (first.old === "") return fillEmpty(context, target, shown, current, first);
@@ -171,7 +179,7 @@ async function applyEdits(
     }
     assertBasedOnRead(context, target, current);
 
-    const next = rewrite(text, ordered, target.lexical);
+    const { text: next, quotesNormalized } = rewrite(text, ordered, target.lexical);
     if (next === text) {
       throw new FreshfsError(
         "INVALID_ARGUMENT",
@@ -181,7 +189,17 @@ async function applyEdits(
     const bytes = encode(next, decoded);
     await commitWrite(context, target, { current, bytes, warnings, lines });
     const kind: MatchKind = located.some((entry) => entry.kind === "quotes") ? "quotes" : "exact";
-    return finish(shown, target, text, next, allSpans.length, kind, false, warnings);
+    return finish(
+      shown,
+      target,
+      text,
+      next,
+      allSpans.length,
+      kind,
+      false,
+      warnings,
+      quotesNormalized,
+    );
   });
 }
 
@@ -247,24 +265,34 @@ function assertDisjoint(located: readonly Located[]): PlacedSpan[] {
   return placed;
 }
 
-/** The file's text with every span replaced, the new text in the file's conventions. */
-function rewrite(text: string, placed: readonly PlacedSpan[], path: string): string {
+/**
+ * The file's text with every span replaced, the new text in the file's conventions, and how
+ * many typographic quotes of the model's were written as ASCII.
+ */
+function rewrite(
+  text: string,
+  placed: readonly PlacedSpan[],
+  path: string,
+): { text: string; quotesNormalized: number } {
   const ending = lineEndingOf(text);
   const code = isCodeFile(path);
   let out = "";
   let at = 0;
+  let quotesNormalized = 0;
   for (const { span, located } of placed) {
     const original = text.slice(span.start, span.end);
-    let next = /[\r\n]/.test(located.edit.next)
+    const given = /[\r\n]/.test(located.edit.next)
       ? withLineEnding(located.edit.next, ending)
       : located.edit.next;
-    if (located.kind === "quotes") next = inQuoteStyleOf(next, original);
-    else if (code) next = normalizeIntroducedQuotes(next, text);
+    let next = given;
+    if (located.kind === "quotes") next = restyleQuoted(given, original, code, text);
+    else if (code) next = normalizeIntroducedQuotes(given, text);
+    if (code) quotesNormalized += changedCharacters(normalizeIntroducedQuotes(given, text), given);
     out += text.slice(at, span.start) + next;
     at = span.end;
   }
   out += text.slice(at);
-  return withTrailingState(out, text, ending);
+  return { text: withTrailingState(out, text, ending), quotesNormalized };
 }
 
 /** An empty `old_string`: create the file, or fill an empty one (Claude Code's convention). */
@@ -283,10 +311,12 @@ async function fillEmpty(
   }
   const warnings = await checkGuard(context, target);
   assertBasedOnRead(context, target, current);
-  const text = isCodeFile(target.lexical) ? normalizeIntroducedQuotes(edit.next, "") : edit.next;
+  const code = isCodeFile(target.lexical);
+  const text = code ? normalizeIntroducedQuotes(edit.next, "") : edit.next;
   const like: Pick<DecodedText, "encoding" | "bom"> = { encoding: "utf8", bom: false };
   await commitWrite(context, target, { current, bytes: encode(text, like), warnings });
-  return finish(shown, target, "", text, 1, "exact", !current.exists, warnings);
+  const normalized = changedCharacters(text, edit.next);
+  return finish(shown, target, "", text, 1, "exact", !current.exists, warnings, normalized);
 }
 
 function finish(
@@ -298,16 +328,20 @@ function finish(
   kind: MatchKind,
   created: boolean,
   warnings: readonly string[],
+  quotesNormalized: number,
 ): EditResult {
   const diff = unifiedDiff(shown, before, after);
   const first = firstChangedLine(before, after);
   const what = created
     ? `Created ${shown}.`
     : `Edited ${shown}: ${replacements} replacement${replacements === 1 ? "" : "s"}${first === undefined ? "" : `, first changed line ${first}`}.`;
-  const quoteNote =
+  let quoteNote =
     kind === "quotes"
-      ? " old_string matched only with typographic quotes read as ASCII; the file's own quotes were kept."
+      ? " old_string matched only with typographic quotes read as ASCII; lines the edit kept keep the file's own quotes."
       : "";
+  if (quotesNormalized > 0) {
+    quoteNote += ` ${quotesNormalized} typographic quote${quotesNormalized === 1 ? " was" : "s were"} written as ASCII, since this code file never used ${quotesNormalized === 1 ? "that kind" : "those kinds"}.`;
+  }
   const parts = [
     what + quoteNote,
     diff?.trimEnd() ?? "(The diff is too large to show.)",
@@ -320,6 +354,7 @@ function finish(
     created,
     firstChangedLine: first,
     diff,
+    quotesNormalized,
     warnings,
     text: parts.join("\n\n"),
   };

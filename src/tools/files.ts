@@ -66,6 +66,7 @@ export async function deleteTool(context: ToolContext, input: DeleteParams): Pro
   const target = context.roots.confineEntry(path);
   const shown = context.roots.display(target.lexical);
   return withPathLock(target.real, async () => {
+    context.roots.reconfine(path, target);
     const entry = await lstatOrGone(target.entry, shown);
     if (!entry) {
       throw new FreshfsError("NOT_FOUND", `${shown} does not exist.`, { path: target.lexical });
@@ -97,6 +98,12 @@ export async function renameTool(context: ToolContext, input: RenameParams): Pro
   const fromPath = args.requiredText("from", ["source", "old_path", "oldPath"]);
   const toPath = args.requiredText("to", ["destination", "new_path", "newPath"]);
   const overwrite = args.boolean("overwrite") ?? false;
+  if (toPath.endsWith("/") || toPath.endsWith(sep)) {
+    throw new FreshfsError(
+      "INVALID_ARGUMENT",
+      `rename: to ${toPath} ends with a slash; give the whole new path, name included (dir/name).`,
+    );
+  }
   const from = context.roots.confineEntry(fromPath, "from");
   const to = context.roots.confineEntry(toPath, "to");
   const fromShown = context.roots.display(from.lexical);
@@ -114,24 +121,33 @@ export async function renameTool(context: ToolContext, input: RenameParams): Pro
     );
   }
   return withPathLock([from.real, to.real], async () => {
+    context.roots.reconfine(fromPath, from, "from");
+    context.roots.reconfine(toPath, to, "to");
     const source = await lstatOrGone(from.entry, fromShown);
     if (!source) {
       throw new FreshfsError("NOT_FOUND", `${fromShown} does not exist.`, { path: from.lexical });
     }
     const existing = await lstatOrGone(to.entry, toShown);
     const warnings: string[] = [];
+    if (existing?.isDirectory()) {
+      throw new FreshfsError(
+        overwrite ? "NOT_A_FILE" : "ALREADY_EXISTS",
+        `${toShown} is a directory; rename never replaces one. To move into it, give the whole new path (${toShown}/name).`,
+        { path: to.lexical },
+      );
+    }
+    if (existing && source.isDirectory()) {
+      throw new FreshfsError(
+        "ALREADY_EXISTS",
+        `${toShown} exists and ${fromShown} is a directory; a directory never replaces a file. Choose another name.`,
+        { path: to.lexical },
+      );
+    }
     if (existing) {
       if (!overwrite) {
         throw new FreshfsError(
           "ALREADY_EXISTS",
           `${toShown} already exists. Pass overwrite: true to replace it (after reading it), or choose another name.`,
-          { path: to.lexical },
-        );
-      }
-      if (existing.isDirectory()) {
-        throw new FreshfsError(
-          "NOT_A_FILE",
-          `${toShown} is a directory; rename replaces files only.`,
           { path: to.lexical },
         );
       }
@@ -181,6 +197,11 @@ async function move(
   shown: string,
 ): Promise<void> {
   try {
+    if (replacing && sameFile(source, await lstat(to.entry, { bigint: true }))) {
+      // Two names of one file: rename(2) does nothing then, so the old name is removed.
+      await unlink(from.entry);
+      return;
+    }
     if (replacing || source.isDirectory()) {
       await rename(from.entry, to.entry);
       return;
@@ -213,4 +234,8 @@ async function move(
     }
     throw fromFsError(error, "rename", shown);
   }
+}
+
+function sameFile(a: BigIntStats, b: BigIntStats): boolean {
+  return a.ino === b.ino && a.dev === b.dev;
 }

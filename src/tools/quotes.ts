@@ -143,10 +143,18 @@ const OPENS_AFTER = /[\s([{<\u2014\u2013-]/;
  * `next` written in the quote style of `span` (the file's text the edit replaces), where the
  * model wrote ASCII quotes and the file used typographic ones: an opening or closing quote
  * by what precedes it, and an apostrophe inside a word as a right single quote.
+ *
+ * In code (`strict`), a kind is the span's style only when the span opens quotes of that kind
+ * typographically and never uses the ASCII one: a curly apostrophe in a message string, or a
+ * comment's typography beside ASCII string quotes, says nothing about the code's quotes.
  */
-export function inQuoteStyleOf(next: string, span: string): string {
-  const singles = /[\u2018\u2019]/.test(span);
-  const doubles = /[\u201C\u201D]/.test(span);
+export function inQuoteStyleOf(next: string, span: string, strict = false): string {
+  const singles = strict
+    ? span.includes("\u2018") && !span.includes("'")
+    : /[\u2018\u2019]/.test(span);
+  const doubles = strict
+    ? span.includes("\u201C") && !span.includes('"')
+    : /[\u201C\u201D]/.test(span);
   if (!singles && !doubles) return next;
   let out = "";
   for (let at = 0; at < next.length; at++) {
@@ -158,4 +166,37 @@ export function inQuoteStyleOf(next: string, span: string): string {
     else out += char;
   }
   return out;
+}
+
+/**
+ * The new text for a span found only through the quote map (contract 1.4: the file's own quote
+ * style inside the matched span). Lines of `next` that equal a line of the span once quotes are
+ * read as ASCII are lines the edit kept: they keep the file's exact characters. Changed lines
+ * take the span's typographic style; in code only where the span is consistent about it, and
+ * quote kinds the file never used become ASCII (a curly quote ends no string literal).
+ */
+export function restyleQuoted(next: string, span: string, code: boolean, file: string): string {
+  const kept = new Map<string, string>();
+  for (const line of span.split(/\r\n|\r|\n/)) {
+    const key = normalizeQuotes(line);
+    if (!kept.has(key)) kept.set(key, line);
+  }
+  return next
+    .split(/(\r\n|\r|\n)/)
+    .map((part, index) => {
+      if (index % 2 === 1) return part; // a line break
+      const same = kept.get(normalizeQuotes(part));
+      if (same !== undefined) return same;
+      return code
+        ? inQuoteStyleOf(normalizeIntroducedQuotes(part, file), span, true)
+        : inQuoteStyleOf(part, span);
+    })
+    .join("");
+}
+
+/** How many characters differ between two texts of equal length (quotes rewritten, say). */
+export function changedCharacters(a: string, b: string): number {
+  let changed = 0;
+  for (let at = 0; at < a.length; at++) if (a.charCodeAt(at) !== b.charCodeAt(at)) changed++;
+  return changed;
 }

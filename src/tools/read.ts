@@ -66,8 +66,16 @@ function lookAlikes(path: string): string[] {
     .slice(0, 3);
 }
 
-function notFound(target: ConfinedPath, shown: string, cause: unknown): FreshfsError {
-  const similar = lookAlikes(target.lexical);
+function notFound(
+  context: ToolContext,
+  target: ConfinedPath,
+  shown: string,
+  cause: unknown,
+): FreshfsError {
+  // The model now knows the file is gone: a record of its old bytes would only block creating
+  // it anew (STALE, "deleted since you last read it") forever.
+  context.tracker.forget(target.lexical);
+  const similar = lookAlikes(target.real);
   const hint = similar.length > 0 ? ` Did you mean ${similar.join(", ")}?` : "";
   return new FreshfsError("NOT_FOUND", `${shown} does not exist.${hint}`, {
     path: target.lexical,
@@ -95,7 +103,7 @@ export async function readTool(context: ToolContext, input: ReadParams): Promise
     }
     size = stats.size;
   } catch (error) {
-    if (isGone(error)) throw notFound(target, shown, error);
+    if (isGone(error)) throw notFound(context, target, shown, error);
     throw fromFsError(error, "read", shown);
   }
   if (size > BigInt(MAX_FILE_BYTES)) throw tooLarge(shown, Number(size));
@@ -103,7 +111,7 @@ export async function readTool(context: ToolContext, input: ReadParams): Promise
   try {
     bytes = await readFile(target.real);
   } catch (error) {
-    if (isGone(error)) throw notFound(target, shown, error);
+    if (isGone(error)) throw notFound(context, target, shown, error);
     throw fromFsError(error, "read", shown);
   }
   if (isBinary(bytes)) {

@@ -85,7 +85,41 @@ export class Roots {
       throw fromFsError(error, "resolve", lexical);
     }
     if (!this.real.some((root) => within(real, root))) throw this.#outside(path, real);
+    // `..` after a symbolic link: the path reads as one file (folded as text, which is what the
+    // model sees and the guard would be asked about) and is another to the kernel. Refused
+    // rather than guessed, so a name can never stand for a file it does not read as.
+    if (real !== lexical && path.split(/[\\/]/).includes("..")) {
+      let folded: string;
+      try {
+        folded = canonicalPath(lexical, nodeFs);
+      } catch (error) {
+        throw fromFsError(error, "resolve", lexical);
+      }
+      if (folded !== real) {
+        throw new FreshfsError(
+          "INVALID_ARGUMENT",
+          `${param} ${path} has ".." after a symbolic link, so it names ${real}, not the ${lexical} it reads as. Give the path without "..".`,
+          { path: real },
+        );
+      }
+    }
     return { lexical, real };
+  }
+
+  /**
+   * `confine` again, under the path's lock: a symlink or directory changed while the call
+   * waited for the lock must not redirect it. `STALE` when the path now lands elsewhere.
+   */
+  reconfine(path: string, before: ConfinedPath, param = "file_path"): ConfinedPath {
+    const now = this.confine(path, param);
+    if (now.real !== before.real) {
+      throw new FreshfsError(
+        "STALE",
+        `${path} now resolves to ${now.real}, not ${before.real}: a symbolic link or directory on its way changed. Check the path, then retry.`,
+        { path: now.lexical },
+      );
+    }
+    return now;
   }
 
   /**

@@ -5,7 +5,6 @@
  * `tools/`.
  */
 import { lstatSync } from "node:fs";
-import { FreshfsError } from "../errors.js";
 import { fuzzyFind } from "../search/fuzzy.js";
 import { glob } from "../search/glob.js";
 import { type GrepOutputMode, type GrepResult, grep } from "../search/grep/grep.js";
@@ -107,7 +106,7 @@ export interface FindToolResult {
 /** The directories to search: the `path` given (confined), else every root. */
 function searchRoots(context: ToolContext, path: string | undefined): string[] {
   if (path === undefined || path === "") return [...context.roots.given];
-  return [context.roots.confine(path, "path").lexical];
+  return [context.roots.confine(path, "path").real];
 }
 
 /** A path found under `base`, as the model should see it. */
@@ -243,17 +242,12 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
   const numbers = args.boolean("-n") ?? true;
   const fixedStrings = args.boolean("fixed_strings", ["literal", "fixedStrings"]) ?? false;
   const multiline = args.boolean("multiline") ?? false;
-  const limit = args.integer("head_limit", ["limit"], { min: 1 }) ?? GREP_DEFAULT_HEAD_LIMIT;
+  // 0 means no cap, as in Claude Code.
+  const asked = args.integer("head_limit", ["limit"], { min: 0 }) ?? GREP_DEFAULT_HEAD_LIMIT;
+  const limit = asked === 0 ? Number.POSITIVE_INFINITY : asked;
   const offset = args.integer("offset") ?? 0;
-  if (
-    mode !== "content" &&
-    (context_ !== undefined || after !== undefined || before !== undefined)
-  ) {
-    throw new FreshfsError(
-      "INVALID_ARGUMENT",
-      `grep: -A, -B and -C apply to output_mode "content" only, not "${mode}".`,
-    );
-  }
+  // Context only means something for lines; elsewhere it is ignored, as Claude Code documents.
+  const lined = mode === "content";
 
   type Line = GrepToolResult["lines"][number];
   const perLines: { items: Line[]; total: number }[] = [];
@@ -270,9 +264,9 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
       ignoreCase,
       fixedStrings,
       multiline,
-      context: context_,
-      after,
-      before,
+      context: lined ? context_ : undefined,
+      after: lined ? after : undefined,
+      before: lined ? before : undefined,
       outputMode: mode,
       headLimit: offset + limit,
       maxColumns: GREP_MAX_COLUMNS,

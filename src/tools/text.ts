@@ -39,15 +39,22 @@ function swapped(bytes: Buffer): Buffer {
 
 export function decode(bytes: Buffer): DecodedText {
   const order = utf16Order(bytes);
+  // An odd byte count leaves half a code unit that no decoding keeps: not exact.
+  const whole = bytes.length % 2 === 0;
   if (order === "utf16le") {
-    return { text: bytes.subarray(2).toString("utf16le"), encoding: order, bom: true, exact: true };
+    return {
+      text: bytes.subarray(2).toString("utf16le"),
+      encoding: order,
+      bom: true,
+      exact: whole,
+    };
   }
   if (order === "utf16be") {
     return {
       text: swapped(bytes.subarray(2)).toString("utf16le"),
       encoding: order,
       bom: true,
-      exact: true,
+      exact: whole,
     };
   }
   const bom = bytes.subarray(0, 3).equals(UTF8_BOM);

@@ -13,7 +13,7 @@ import {
   type ToolContext,
 } from "./commit.js";
 import { firstChangedLine, unifiedDiff } from "./diff.js";
-import { isCodeFile, normalizeIntroducedQuotes } from "./quotes.js";
+import { changedCharacters, isCodeFile, normalizeIntroducedQuotes } from "./quotes.js";
 import {
   type DecodedText,
   decode,
@@ -44,6 +44,8 @@ export interface WriteResult {
   /** For an overwrite: the unified diff against the previous content. */
   readonly diff: string | undefined;
   readonly firstChangedLine: number | undefined;
+  /** Typographic quotes written as ASCII (code files; contract 1.4). */
+  readonly quotesNormalized: number;
   readonly warnings: readonly string[];
   readonly text: string;
 }
@@ -58,6 +60,7 @@ export async function writeTool(context: ToolContext, input: WriteParams): Promi
   const target = context.roots.confineFile(path);
   const shown = context.roots.display(target.lexical);
   return withPathLock(target.real, async () => {
+    context.roots.reconfine(path, target);
     const current = await readCurrent(target, "write", shown);
     const warnings = await checkGuard(context, target);
     assertBasedOnRead(context, target, current);
@@ -77,7 +80,12 @@ export async function writeTool(context: ToolContext, input: WriteParams): Promi
       like = { encoding: "utf8", bom: true };
       text = text.slice(1);
     }
-    if (isCodeFile(target.lexical)) text = normalizeIntroducedQuotes(text, before);
+    let quotesNormalized = 0;
+    if (isCodeFile(target.lexical)) {
+      const normalized = normalizeIntroducedQuotes(text, before);
+      quotesNormalized = changedCharacters(normalized, text);
+      text = normalized;
+    }
     const bytes = encode(text, like);
     await commitWrite(context, target, { current, bytes, warnings });
 
@@ -90,6 +98,11 @@ export async function writeTool(context: ToolContext, input: WriteParams): Promi
         ? `Created ${shown} (${lines} line${lines === 1 ? "" : "s"}).`
         : `Wrote ${shown} (${lines} line${lines === 1 ? "" : "s"})${first === undefined ? "; the content is unchanged" : `, first changed line ${first}`}.`,
     ];
+    if (quotesNormalized > 0) {
+      parts.push(
+        `${quotesNormalized} typographic quote${quotesNormalized === 1 ? " was" : "s were"} written as ASCII: in code, a quote kind the file did not already use is taken for a model's slip.`,
+      );
+    }
     if (diff !== undefined && first !== undefined) {
       const diffLines = diff.split("\n");
       parts.push(
@@ -106,6 +119,7 @@ export async function writeTool(context: ToolContext, input: WriteParams): Promi
       lines,
       diff,
       firstChangedLine: first,
+      quotesNormalized,
       warnings,
       text: parts.join("\n\n"),
     };
