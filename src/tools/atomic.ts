@@ -12,7 +12,7 @@ import { errnoOf, fromFsError } from "../errors.js";
  * The temp file's name: hidden, and marked as freshfs's own (`.name.freshfs-<random>.tmp`), so
  * one left behind by a killed process is recognizable.
  */
-export function tempPathFor(target: string): string {
+function tempPathFor(target: string): string {
   return join(
     dirname(target),
     `.${basename(target)}.freshfs-${randomBytes(6).toString("hex")}.tmp`,

@@ -122,10 +122,6 @@ export function normalizeQuotes(text: string): string {
   return text.replace(TYPOGRAPHIC, (quote) => TO_ASCII[quote] as string);
 }
 
-export function hasTypographicQuotes(text: string): boolean {
-  return /[\u2018\u2019\u2032\u201C\u201D\u2033]/.test(text);
-}
-
 /**
  * In code, the typographic quote characters of `next` that `previous` never used are a model's
  * introduction: those become ASCII. A kind the code already used (a curly apostrophe in a
