@@ -18,6 +18,8 @@ export {
   type ScanResult,
   scanCachePolicy,
 } from "./scan/cache.js";
+export { explainPath, type PathExplanation } from "./scan/explain.js";
+export type { IgnoreRule } from "./scan/ignore/pattern.js";
 export type { EntryType, ScanEntry, ScanWarning, WalkProgress } from "./scan/walk.js";
 export {
   type FuzzyFindOptions,
@@ -27,12 +29,18 @@ export {
 } from "./search/fuzzy.js";
 export { type GlobFileType, type GlobOptions, type GlobResult, glob } from "./search/glob.js";
 export {
+  type FormatGrepOptions,
+  type FormattableLine,
+  formatGrepLines,
+} from "./search/grep/format.js";
+export {
   type GrepLine,
   type GrepOptions,
   type GrepOutputMode,
   type GrepResult,
   grep,
 } from "./search/grep/grep.js";
+export type { SearchProgress } from "./search/listing.js";
 export { type PathLockOptions, withPathLock } from "./state/lock.js";
 export {
   type CheckEditOptions,

@@ -11,7 +11,7 @@
  */
 import { FreshfsError } from "../errors.js";
 import { resolveScanRoot, type ScanEntry } from "../scan/walk.js";
-import { checkedOptions, searchListing } from "./listing.js";
+import { checkedOptions, type SearchProgress, searchListing } from "./listing.js";
 
 export interface FuzzyFindOptions {
   /** The directory searched; relative paths resolve against the cwd. @default process.cwd() */
@@ -28,6 +28,8 @@ export interface FuzzyFindOptions {
   includeDirectories?: boolean | undefined;
   /** Most matches returned. @default 100 */
   limit?: number | undefined;
+  /** Called now and then while a long walk (or grep's reading of files) goes on. */
+  onProgress?: ((progress: SearchProgress) => void) | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -357,7 +359,13 @@ export async function fuzzyFind(
   const found =
     terms.length === 0
       ? await searchListing(
-          { root, policy, cache: options.cache ?? false, signal: options.signal },
+          {
+            root,
+            policy,
+            cache: options.cache ?? false,
+            signal: options.signal,
+            onProgress: options.onProgress,
+          },
           (listing) => {
             const all = listing.entries
               .filter(
@@ -371,7 +379,13 @@ export async function fuzzyFind(
           () => false,
         )
       : await searchListing(
-          { root, policy, cache: options.cache ?? false, signal: options.signal },
+          {
+            root,
+            policy,
+            cache: options.cache ?? false,
+            signal: options.signal,
+            onProgress: options.onProgress,
+          },
           (listing) => search(listing.entries),
           (result) => result.total === 0,
         );

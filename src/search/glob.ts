@@ -9,7 +9,7 @@ import picomatch from "picomatch";
 import { FreshfsError, quoted } from "../errors.js";
 import { explainPath } from "../scan/explain.js";
 import { resolveScanRoot, ScanEntry } from "../scan/walk.js";
-import { checkedOptions, searchListing } from "./listing.js";
+import { checkedOptions, type SearchProgress, searchListing } from "./listing.js";
 
 export type GlobFileType = "file" | "dir" | "symlink" | "any";
 
@@ -30,6 +30,8 @@ export interface GlobOptions {
   maxResults?: number | undefined;
   /** Newest first (modification time), ties by path; else by path. @default false */
   sortByMtime?: boolean | undefined;
+  /** Called now and then while a long walk (or grep's reading of files) goes on. */
+  onProgress?: ((progress: SearchProgress) => void) | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -271,7 +273,13 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
       found = { paths: [], entries: [] };
     } else {
       found = await searchListing(
-        { root: under, policy, cache: false, signal: options.signal },
+        {
+          root: under,
+          policy,
+          cache: false,
+          signal: options.signal,
+          onProgress: options.onProgress,
+        },
         (listing) => {
           const inside = filter(listing.entries, `${base}/`);
           // The head directory itself is a match too (`src/**` matches `src`).
@@ -288,7 +296,13 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
     found = { paths: [], entries: [] };
   } else {
     found = await searchListing(
-      { root, policy, cache: options.cache ?? false, signal: options.signal },
+      {
+        root,
+        policy,
+        cache: options.cache ?? false,
+        signal: options.signal,
+        onProgress: options.onProgress,
+      },
       (listing) => filter(listing.entries, ""),
       (matches) => matches.paths.length === 0,
     );

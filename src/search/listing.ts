@@ -13,12 +13,24 @@ import {
   type ScanResult,
   scanCachePolicy,
 } from "../scan/cache.js";
+import type { WalkProgress } from "../scan/walk.js";
 
 export interface ListingRequest {
   readonly root: string;
   readonly policy: ScanPolicy;
   readonly cache: boolean;
   readonly signal?: AbortSignal | undefined;
+  readonly onProgress?: ((progress: SearchProgress) => void) | undefined;
+}
+
+/** Where a long search is, for a person waiting on it (a CLI's progress line). */
+export interface SearchProgress {
+  /** `walk`: listing the tree; `search`: reading files (grep). */
+  readonly phase: "walk" | "search";
+  /** Entries listed so far (walk), or files searched so far (search). */
+  readonly done: number;
+  /** Files to search in all (search phase); undefined while walking. */
+  readonly total: number | undefined;
 }
 
 /**
@@ -31,11 +43,15 @@ export async function searchListing<T>(
   isEmpty: (result: T) => boolean,
 ): Promise<T> {
   const { root, policy, signal } = request;
-  if (!request.cache) return search(await forceRescan(root, policy, { signal }));
-  const listing = await getOrScan(root, policy, { signal });
+  const report = request.onProgress;
+  const onProgress = report
+    ? (walk: WalkProgress) => report({ phase: "walk", done: walk.entries, total: undefined })
+    : undefined;
+  if (!request.cache) return search(await forceRescan(root, policy, { signal, onProgress }));
+  const listing = await getOrScan(root, policy, { signal, onProgress });
   const result = await search(listing);
   if (!isEmpty(result) || listing.cacheAgeMs < scanCachePolicy().emptyRecheckMs) return result;
-  return search(await forceRescan(root, policy, { store: true, signal }));
+  return search(await forceRescan(root, policy, { store: true, signal, onProgress }));
 }
 
 /** Options from an untyped caller (a model, JSON) checked for shape before use. */

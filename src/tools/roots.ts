@@ -3,7 +3,7 @@
  * inside a root as written (after `..` is folded) and where it really lands (symlinks resolved,
  * through the nearest existing ancestor for a path not created yet). Depends on `io/`, `errors`.
  */
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { FreshfsError, fromFsError } from "../errors.js";
 import { nodeFs } from "../io/fs.js";
@@ -28,9 +28,10 @@ export class Roots {
   /** The roots' canonical paths. */
   readonly real: readonly string[];
 
-  constructor(roots: string | readonly string[]) {
+  /** `allowNone`: a narrowing that left no directory (every tool path is then refused). */
+  constructor(roots: string | readonly string[], allowNone = false) {
     const list = typeof roots === "string" ? [roots] : roots;
-    if (!Array.isArray(list) || list.length === 0) {
+    if (!Array.isArray(list) || (list.length === 0 && !allowNone)) {
       throw new FreshfsError("INVALID_ARGUMENT", "A workspace needs at least one root directory.");
     }
     const given: string[] = [];
@@ -72,7 +73,13 @@ export class Roots {
         `${param} contains a NUL byte, which no file name can hold: ${JSON.stringify(path)}.`,
       );
     }
-    const first = this.given[0] as string;
+    const first = this.given[0];
+    if (first === undefined) {
+      throw new FreshfsError(
+        "OUTSIDE_ROOT",
+        `${path} is outside the workspace: no directory is open to the tools (the client's roots and the server's have none in common).`,
+      );
+    }
     const lexical = resolve(first, path);
     if (!this.#inside(lexical)) throw this.#outside(path, lexical);
     // The kernel's resolution of the path as written: `link/..` is the parent of the link's
@@ -161,6 +168,30 @@ export class Roots {
       );
     }
     return { ...confined, entry };
+  }
+
+  /**
+   * These roots narrowed to `dirs`: each directory inside a root is kept, a root inside a
+   * directory is kept, anything else is dropped. Never wider than this.
+   */
+  narrowed(dirs: readonly string[]): Roots {
+    const kept = new Set<string>();
+    for (const dir of dirs) {
+      let real: string;
+      try {
+        real = canonicalPath(resolve(dir), nodeFs);
+      } catch {
+        continue; // a directory that cannot be resolved opens nothing
+      }
+      for (const root of this.real) {
+        if (within(real, root)) kept.add(real);
+        else if (within(root, real)) kept.add(root);
+      }
+    }
+    return new Roots(
+      [...kept].filter((dir) => existsSync(dir)),
+      true,
+    );
   }
 
   /** Whether `path` (absolute) is inside a root, as written or as resolved. */

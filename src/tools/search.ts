@@ -7,6 +7,7 @@
 import { lstatSync } from "node:fs";
 import { fuzzyFind } from "../search/fuzzy.js";
 import { glob } from "../search/glob.js";
+import { formatGrepLines } from "../search/grep/format.js";
 import { type GrepOutputMode, type GrepResult, grep } from "../search/grep/grep.js";
 import { Args } from "./args.js";
 import type { ToolContext } from "./commit.js";
@@ -303,7 +304,10 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
     const paged = page(perLines, offset, limit);
     lines = paged.items;
     shown = paged;
-    text = renderLines(lines, numbers, (context_ ?? after ?? before ?? 0) > 0);
+    text = formatGrepLines(lines, {
+      lineNumbers: numbers,
+      context: (context_ ?? after ?? before ?? 0) > 0,
+    }).join("\n");
   } else if (mode === "files_with_matches") {
     const paged = page(perFiles, offset, limit);
     files = paged.items;
@@ -337,28 +341,6 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
     partial,
     text,
   };
-}
-
-/** `path:line:text` for matches and `path-line-text` for context, `--` between groups (rg's shape). */
-function renderLines(
-  lines: readonly GrepToolResult["lines"][number][],
-  numbers: boolean,
-  grouped: boolean,
-): string {
-  const out: string[] = [];
-  let previous: { path: string; line: number } | undefined;
-  for (const line of lines) {
-    if (grouped && previous && (previous.path !== line.path || line.line > previous.line + 1))
-      out.push("--");
-    const sep = line.match ? ":" : "-";
-    out.push(
-      numbers
-        ? `${line.path}${sep}${line.line}${sep}${line.text}`
-        : `${line.path}${sep}${line.text}`,
-    );
-    previous = line;
-  }
-  return out.join("\n");
 }
 
 function skippedNotes(result: GrepResult, name: (p: string) => string): string[] {

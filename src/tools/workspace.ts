@@ -68,9 +68,8 @@ export class Workspace {
    * edits after them are judged on what the model saw.
    */
   readonly tracker: FileStateTracker;
-  /** The roots' canonical paths. */
-  readonly roots: readonly string[];
-  readonly #context: ToolContext;
+  readonly #outer: Roots;
+  #context: ToolContext;
 
   constructor(options: WorkspaceOptions) {
     const roots = new Roots(options.roots);
@@ -82,7 +81,7 @@ export class Workspace {
       racyWindowMs: options.racyWindowMs,
       maxEntries: options.maxTrackedFiles,
     });
-    this.roots = roots.real;
+    this.#outer = roots;
     this.#context = {
       roots,
       tracker: this.tracker,
@@ -90,6 +89,24 @@ export class Workspace {
       partialReads,
       cache: options.cache ?? true,
     };
+  }
+
+  /** The canonical paths of the directories the tools may use now. */
+  get roots(): readonly string[] {
+    return this.#context.roots.real;
+  }
+
+  /**
+   * Limits the tools to `dirs` (an MCP client's roots, say) without forgetting any read: a
+   * directory inside a root given at construction is kept, a root inside a directory is kept,
+   * anything else is dropped, so the result is never wider than the construction's roots (and
+   * may be empty: then every path is refused with `OUTSIDE_ROOT`). `undefined` lifts the limit.
+   * Returns the roots now in force.
+   */
+  narrowTo(dirs: readonly string[] | undefined): readonly string[] {
+    const roots = dirs === undefined ? this.#outer : this.#outer.narrowed(dirs);
+    this.#context = { ...this.#context, roots };
+    return roots.real;
   }
 
   /** Shows lines `offset`.. of a text file, numbered, and records the read. */

@@ -17,7 +17,7 @@ import { FreshfsError, fromFsError, quoted } from "../../errors.js";
 import { absolutePath } from "../../io/paths.js";
 import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pattern.js";
 import { resolveScanRoot, type ScanEntry } from "../../scan/walk.js";
-import { checkedOptions, searchListing } from "../listing.js";
+import { checkedOptions, type SearchProgress, searchListing } from "../listing.js";
 import type { LineRecord, SearchMode } from "./engine.js";
 import { compilePattern } from "./pattern.js";
 import { FILE_TYPES } from "./types.js";
@@ -78,6 +78,8 @@ export interface GrepOptions {
   fileTimeoutMs?: number | undefined;
   /** The search stops here and returns what it has, flagged partial. @default 60000 */
   timeoutMs?: number | undefined;
+  /** Called now and then while a long walk (or grep's reading of files) goes on. */
+  onProgress?: ((progress: SearchProgress) => void) | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -118,6 +120,9 @@ export interface GrepResult {
   readonly partial: boolean;
   readonly warnings: readonly string[];
 }
+
+// Often enough for a progress line to move, rarely enough to cost nothing.
+const PROGRESS_EVERY_MS = 100;
 
 const DEFAULTS = {
   maxFileSize: 16 * 1024 * 1024,
@@ -527,6 +532,7 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
         // ignore rules walks on its own.
         cache: (options.cache ?? false) && (options.gitignore ?? true),
         signal: options.signal,
+        onProgress: options.onProgress,
       },
       (listing) => select(listing.entries),
       (files) => files.length === 0,
@@ -545,7 +551,13 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
   const keep = () => records > offset && records <= wanted;
   // Results arrive in path order; take them in order, and stop once one record more than
   // the page is in hand (that one says the answer is truncated).
+  const report = options.onProgress;
+  let reportedAt = performance.now();
   const consume = (index: number, outcome: WorkerOutcome | undefined): boolean => {
+    if (report && performance.now() - reportedAt >= PROGRESS_EVERY_MS) {
+      reportedAt = performance.now();
+      report({ phase: "search", done: index + 1, total: candidates.length });
+    }
     if (!outcome) return true;
     const path = candidates[index] as string;
     if (outcome.kind === "binary") binary++;

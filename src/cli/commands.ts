@@ -1,0 +1,265 @@
+/**
+ * The CLI's commands over the library's public surface: files, glob, find, grep, why. Each
+ * returns its exit status (0 found, 1 nothing found, as rg and git check-ignore; errors throw
+ * and main renders them, exit 2).
+ */
+import { lstatSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import {
+  explainPath,
+  FreshfsError,
+  forceRescan,
+  formatGrepLines,
+  fuzzyFind,
+  type GrepOutputMode,
+  glob,
+  grep,
+} from "../index.js";
+import { ProgressLine } from "./progress.js";
+
+export interface Common {
+  readonly hidden: boolean;
+  readonly noIgnore: boolean;
+  readonly limit: number | undefined;
+  readonly json: boolean;
+}
+
+function out(lines: readonly string[]): void {
+  if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+function json(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+async function withProgress<T>(label: string, run: (p: ProgressLine) => Promise<T>): Promise<T> {
+  const progress = new ProgressLine(label);
+  try {
+    return await run(progress);
+  } finally {
+    progress.stop();
+  }
+}
+
+export async function filesCommand(dir: string | undefined, common: Common): Promise<number> {
+  const root = dir ?? ".";
+  const listing = await withProgress("listing", (progress) =>
+    forceRescan(
+      root,
+      { includeHidden: common.hidden, useGitignore: !common.noIgnore },
+      {
+        onProgress: (walk) =>
+          progress.update({ phase: "walk", done: walk.entries, total: undefined }),
+      },
+    ),
+  );
+  let files = listing.entries.filter((entry) => entry.type === "file").map((entry) => entry.path);
+  if (common.limit !== undefined) files = files.slice(0, common.limit);
+  if (common.json) json({ root: listing.root, files, warnings: listing.warnings });
+  else out(files);
+  return 0;
+}
+
+export async function globCommand(
+  pattern: string,
+  dir: string | undefined,
+  common: Common,
+): Promise<number> {
+  const result = await withProgress("glob", (progress) =>
+    glob(pattern, {
+      path: dir,
+      hidden: common.hidden,
+      gitignore: !common.noIgnore,
+      maxResults: common.limit,
+      onProgress: progress.update,
+    }),
+  );
+  if (common.json) json(result);
+  else out(result.matches);
+  return result.matches.length > 0 ? 0 : 1;
+}
+
+export async function findCommand(
+  query: string,
+  dir: string | undefined,
+  common: Common,
+): Promise<number> {
+  const result = await withProgress("find", (progress) =>
+    fuzzyFind(query, {
+      path: dir,
+      hidden: common.hidden,
+      gitignore: !common.noIgnore,
+      limit: common.limit,
+      onProgress: progress.update,
+    }),
+  );
+  if (common.json) json(result);
+  else out(result.matches.map((m) => (m.type === "dir" ? `${m.path}/` : m.path)));
+  return result.matches.length > 0 ? 0 : 1;
+}
+
+export interface GrepFlags {
+  readonly ignoreCase: boolean;
+  readonly smartCase: boolean;
+  readonly fixedStrings: boolean;
+  readonly word: boolean;
+  readonly count: boolean;
+  readonly filesWithMatches: boolean;
+  readonly after: number | undefined;
+  readonly before: number | undefined;
+  readonly context: number | undefined;
+  readonly globs: readonly string[];
+  readonly types: readonly string[];
+  readonly multiline: boolean;
+  readonly maxColumns: number | undefined;
+}
+
+/** How rg names a file found under the path it was given: joined to it as written. */
+function namer(dir: string | undefined): (path: string) => string {
+  if (dir === undefined) return (path) => path;
+  let isFile = false;
+  try {
+    isFile = !lstatSync(dir).isDirectory() && !isDirectoryThroughLink(dir);
+  } catch {
+    // grep reports the missing path itself.
+  }
+  if (isFile) return () => dir;
+  const base = dir.endsWith("/") || dir.endsWith(sep) ? dir.slice(0, -1) : dir;
+  return (path) => (base === "" ? `/${path}` : `${base}/${path}`);
+}
+
+function isDirectoryThroughLink(path: string): boolean {
+  try {
+    return lstatSync(`${path}/.`).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export async function grepCommand(
+  pattern: string,
+  dir: string | undefined,
+  flags: GrepFlags,
+  common: Common,
+): Promise<number> {
+  const mode: GrepOutputMode = flags.filesWithMatches
+    ? "files_with_matches"
+    : flags.count
+      ? "count"
+      : "content";
+  const result = await withProgress("grep", (progress) =>
+    grep(pattern, {
+      path: dir,
+      hidden: common.hidden,
+      gitignore: !common.noIgnore,
+      ignoreCase: flags.ignoreCase,
+      smartCase: flags.smartCase,
+      fixedStrings: flags.fixedStrings,
+      word: flags.word,
+      multiline: flags.multiline,
+      after: flags.after,
+      before: flags.before,
+      context: flags.context,
+      glob: flags.globs,
+      type: flags.types,
+      outputMode: mode,
+      headLimit: common.limit,
+      // rg prints whole lines unless told otherwise (`-M`).
+      maxColumns: flags.maxColumns ?? Number.POSITIVE_INFINITY,
+      onProgress: progress.update,
+    }),
+  );
+  if (common.json) {
+    json(result);
+  } else {
+    const name = namer(dir);
+    if (mode === "files_with_matches") out(result.files.map(name));
+    else if (mode === "count") out(result.counts.map((c) => `${name(c.path)}:${c.count}`));
+    else {
+      const context = (flags.context ?? 0) > 0 || (flags.after ?? 0) > 0 || (flags.before ?? 0) > 0;
+      out(
+        formatGrepLines(
+          result.lines.map((l) => ({ ...l, path: name(l.path) })),
+          { context },
+        ),
+      );
+    }
+    for (const note of grepNotes(result)) process.stderr.write(`freshfs: ${note}\n`);
+  }
+  return result.totalRecords > 0 ? 0 : 1;
+}
+
+function grepNotes(result: Awaited<ReturnType<typeof grep>>): string[] {
+  const notes: string[] = [];
+  for (const file of result.skipped.tooLarge)
+    notes.push(`${file.path}: skipped, ${file.size} bytes is over the size bound`);
+  for (const file of result.skipped.unreadable)
+    notes.push(`${file.path}: skipped, cannot be read (${file.code})`);
+  for (const path of result.skipped.timedOut)
+    notes.push(`${path}: skipped, the regex ran too long on it`);
+  for (const file of result.skipped.failed) notes.push(`${file.path}: skipped, ${file.message}`);
+  if (result.partial) notes.push("the search ran out of time; the results are partial");
+  notes.push(...result.warnings);
+  return notes;
+}
+
+/** `freshfs why PATH`: git check-ignore's answer with its reason, plus the walker's own rules. */
+export function whyCommand(path: string, common: Common): number {
+  const absolute = resolve(path);
+  const cwd = process.cwd();
+  const root =
+    absolute === cwd || absolute.startsWith(`${cwd}${sep}`) ? cwd : resolve(absolute, "..");
+  const rel = relative(root, absolute).split(sep).join("/");
+  let isDir = false;
+  try {
+    isDir = lstatSync(absolute).isDirectory();
+  } catch {
+    // A path that does not exist can still be asked about, as with git check-ignore.
+  }
+  const names = rel.split("/");
+  const explanation = rel === "" ? undefined : explainPath(root, rel, isDir);
+  const lines: string[] = [];
+  const shown = isAbsolute(path) ? absolute : path;
+  if (names.includes(".git")) {
+    lines.push(`${shown}: never listed: .git is always left out`);
+  } else if (explanation?.ignored) {
+    const rule = explanation.rule;
+    const by = rule
+      ? `${displaySource(rule.source, root)}:${rule.line}: ${rule.pattern}`
+      : "a rule";
+    const through =
+      explanation.decidedFor !== rel ? ` (through its directory ${explanation.decidedFor})` : "";
+    lines.push(`${shown}: ignored by ${by}${through}`);
+  } else {
+    const rule = explanation?.rule;
+    lines.push(
+      rule
+        ? `${shown}: not ignored: re-included by ${displaySource(rule.source, root)}:${rule.line}: ${rule.pattern}`
+        : `${shown}: not ignored: no ignore rule matches it`,
+    );
+    const hiddenName = names.find((name) => name.startsWith(".") && name !== "." && name !== "..");
+    if (hiddenName && !common.hidden) {
+      lines.push(`${shown}: hidden (${hiddenName} starts with a dot): listed only with --hidden`);
+    }
+    if (names.includes("node_modules")) {
+      lines.push(
+        `${shown}: under node_modules: glob and find leave it out unless the pattern names node_modules`,
+      );
+    }
+  }
+  for (const warning of explanation?.warnings ?? []) lines.push(`warning: ${warning.message}`);
+  if (common.json) json({ path: absolute, root, ...explanation, lines });
+  else out(lines);
+  return explanation?.ignored || names.includes(".git") ? 0 : 1;
+}
+
+function displaySource(source: string, root: string): string {
+  if (!isAbsolute(source)) return source;
+  const rel = relative(root, source);
+  return rel.startsWith("..") ? source : rel.split(sep).join("/");
+}
+
+/** An input a command cannot use, as a FreshfsError for main to print. */
+export function badInput(message: string): FreshfsError {
+  return new FreshfsError("INVALID_ARGUMENT", message);
+}

@@ -1,0 +1,125 @@
+/**
+ * The freshfs MCP server: one Workspace per process (so the read-before-write guard holds across
+ * calls), its tools registered with the official SDK, failures returned as `isError` results a
+ * model can act on, and a client's roots narrowing (never widening) the server's. Logs go to
+ * stderr only: stdout is the protocol. Depends on the library's public surface.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { FreshfsError, type GuardPolicy, type PartialReadPolicy, Workspace } from "../index.js";
+import { TOOLS } from "./tools.js";
+
+export interface FreshfsServerOptions {
+  /** The directories the tools may use; a client's roots can only narrow them. */
+  roots: readonly string[];
+  /** @default "strict" */
+  policy?: GuardPolicy | undefined;
+  /** @default "reject" */
+  partialReads?: PartialReadPolicy | undefined;
+}
+
+function log(message: string): void {
+  process.stderr.write(`freshfs mcp: ${message}\n`);
+}
+
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  return String(manifest.version);
+}
+
+export interface FreshfsServer {
+  readonly server: McpServer;
+  readonly workspace: Workspace;
+}
+
+export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServer {
+  const workspace = new Workspace({
+    roots: options.roots,
+    policy: options.policy,
+    partialReads: options.partialReads,
+  });
+  const server = new McpServer(
+    { name: "freshfs", version: version() },
+    {
+      instructions:
+        "File tools with a read-before-write guard: read a file in full before you edit, write or delete it; if it changed on disk since, the call is refused and you read it again. glob, grep and find always see the current tree.",
+    },
+  );
+  // Tool calls wait for the client's roots, once it has said it has them.
+  let rootsReady: Promise<void> = Promise.resolve();
+  const refreshRoots = async () => {
+    try {
+      const { roots } = await server.server.listRoots();
+      const dirs = roots
+        .filter((root) => root.uri.startsWith("file:"))
+        .map((root) => fileURLToPath(root.uri));
+      const now = workspace.narrowTo(dirs);
+      log(
+        `client roots: ${dirs.join(", ") || "(none)"}; tools use: ${now.join(", ") || "(nothing)"}`,
+      );
+    } catch (error) {
+      log(`could not list the client's roots (${(error as Error).message}); using the server's`);
+    }
+  };
+  server.server.oninitialized = () => {
+    if (server.server.getClientCapabilities()?.roots) rootsReady = refreshRoots();
+  };
+  server.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    rootsReady = refreshRoots();
+    await rootsReady;
+  });
+
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: {
+          title: tool.title,
+          readOnlyHint: tool.readOnly,
+          destructiveHint: !tool.readOnly,
+          idempotentHint: tool.readOnly,
+          openWorldHint: false,
+        },
+      },
+      async (args: Record<string, unknown>) => {
+        await rootsReady;
+        try {
+          const result = await tool.call(workspace, args);
+          return {
+            content: [{ type: "text" as const, text: result.text }],
+            structuredContent: tool.structured(result as unknown as Record<string, unknown>),
+          };
+        } catch (error) {
+          if (!(error instanceof FreshfsError)) {
+            log(`${tool.name} failed: ${(error as Error).stack ?? String(error)}`);
+          }
+          const text =
+            error instanceof FreshfsError
+              ? `${error.message} (${error.code})`
+              : `${tool.name} failed: ${(error as Error).message ?? String(error)}`;
+          return { isError: true, content: [{ type: "text" as const, text }] };
+        }
+      },
+    );
+  }
+  return { server, workspace };
+}
+
+/** Serves on stdin/stdout until the client goes away. */
+export async function serveStdio(options: FreshfsServerOptions): Promise<void> {
+  const { server, workspace } = createFreshfsServer(options);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+  });
+  await server.connect(transport);
+  log(`serving ${workspace.roots.join(", ")} on stdio`);
+  await closed;
+}

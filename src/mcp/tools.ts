@@ -1,0 +1,250 @@
+/**
+ * The MCP tools: the Workspace's tools under Claude Code's names and parameters, with zod
+ * schemas, descriptions that state the limits (interpolated from the constants the code
+ * enforces), annotations, and structured output. Depends on the library's public surface.
+ */
+import { z } from "zod";
+import {
+  FIND_DEFAULT_LIMIT,
+  GLOB_DEFAULT_LIMIT,
+  GREP_DEFAULT_HEAD_LIMIT,
+  GREP_MAX_COLUMNS,
+  MAX_FILE_BYTES,
+  READ_DEFAULT_LIMIT,
+  READ_MAX_LINE_CHARS,
+  READ_MAX_OUTPUT_BYTES,
+  type Workspace,
+} from "../index.js";
+
+// Models send numbers and booleans as strings now and then; the Workspace accepts both, so the
+// schemas must not refuse them first.
+const count = () => z.coerce.number().int().min(0);
+const flag = () => z.union([z.boolean(), z.enum(["true", "false"])]);
+const path = (what: string) => z.string().describe(what);
+
+const MIB = 1024 * 1024;
+const GUARD_NOTE =
+  "A file that exists must have been read in full with read (in one call or in consecutive windows) and be unchanged on disk since; otherwise the call is refused and says to read it again.";
+
+export interface ToolSpec {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly input: z.ZodObject;
+  readonly output: z.ZodObject;
+  readonly readOnly: boolean;
+  /** Calls the Workspace; returns its result (with `text`). */
+  readonly call: (workspace: Workspace, args: Record<string, unknown>) => Promise<{ text: string }>;
+  /** The structured content: the result without its text (and without bulk the text holds). */
+  readonly structured: (result: Record<string, unknown>) => Record<string, unknown>;
+}
+
+const withoutText = ({ text: _text, ...rest }: Record<string, unknown>) => rest;
+const warnings = z.array(z.string());
+
+const editOutput = z.object({
+  path: z.string(),
+  replacements: z.number(),
+  matchedBy: z.enum(["exact", "quotes"]),
+  created: z.boolean(),
+  firstChangedLine: z.number().optional(),
+  diff: z.string().optional(),
+  quotesNormalized: z.number(),
+  warnings,
+});
+
+const editFields = {
+  old_string: z
+    .string()
+    .describe("The exact text to replace, as read shows it without the line-number prefix."),
+  new_string: z
+    .string()
+    .describe("The text to put in its place ($ is literal). Must differ from old_string."),
+  replace_all: flag()
+    .optional()
+    .describe(
+      "Replace every occurrence; otherwise old_string must occur exactly once. Default false.",
+    ),
+};
+
+export const TOOLS: readonly ToolSpec[] = [
+  {
+    name: "read",
+    title: "Read file",
+    description: `Reads a text file and shows its lines numbered (cat -n). Shows ${READ_DEFAULT_LIMIT} lines from offset by default; lines longer than ${READ_MAX_LINE_CHARS} characters are cut with a marker, and output stops at ${READ_MAX_OUTPUT_BYTES / 1024} KiB with a note giving the offset to continue from. Binary files and files over ${MAX_FILE_BYTES / MIB} MiB are refused. Read a file before editing or overwriting it.`,
+    input: z.looseObject({
+      file_path: path("The file: absolute, or relative to the first root."),
+      offset: count().optional().describe("1-based line to start from. Default 1."),
+      limit: count().optional().describe(`Lines to show. Default ${READ_DEFAULT_LIMIT}.`),
+    }),
+    output: z.object({
+      path: z.string(),
+      startLine: z.number(),
+      endLine: z.number(),
+      totalLines: z.number(),
+      truncated: z.boolean(),
+      cutLines: z.number(),
+      encoding: z.string(),
+    }),
+    readOnly: true,
+    call: (ws, args) => ws.read(args),
+    structured: (result) => {
+      const { lines: _lines, ...rest } = withoutText(result);
+      return rest;
+    },
+  },
+  {
+    name: "write",
+    title: "Write file",
+    description: `Creates a file (and its directories), or replaces a file's whole content. ${GUARD_NOTE} The file's line endings, byte order mark and trailing newline are kept; the write is atomic. Prefer edit for changes to part of a file.`,
+    input: z.looseObject({
+      file_path: path("The file: absolute, or relative to the first root."),
+      content: z.string().describe("The whole new content."),
+    }),
+    output: z.object({
+      path: z.string(),
+      created: z.boolean(),
+      bytes: z.number(),
+      lines: z.number(),
+      diff: z.string().optional(),
+      firstChangedLine: z.number().optional(),
+      quotesNormalized: z.number(),
+      warnings,
+    }),
+    readOnly: false,
+    call: (ws, args) => ws.write(args),
+    structured: withoutText,
+  },
+  {
+    name: "edit",
+    title: "Edit file",
+    description: `Replaces old_string with new_string in a file. old_string must match the file exactly (text differing only in typographic quotes also matches); if it occurs more than once, add surrounding lines or set replace_all. ${GUARD_NOTE} Returns a unified diff. An empty old_string creates a file that does not exist.`,
+    input: z.looseObject({
+      file_path: path("The file: absolute, or relative to the first root."),
+      ...editFields,
+    }),
+    output: editOutput,
+    readOnly: false,
+    call: (ws, args) => ws.edit(args),
+    structured: withoutText,
+  },
+  {
+    name: "multi_edit",
+    title: "Edit file in several places",
+    description: `Several edits to one file, applied all or nothing. Each old_string is matched against the file as it is before any of the edits, and no two may overlap. ${GUARD_NOTE}`,
+    input: z.looseObject({
+      file_path: path("The file: absolute, or relative to the first root."),
+      edits: z
+        .array(z.looseObject(editFields))
+        .min(1)
+        .describe("The edits, each old_string/new_string[/replace_all]."),
+    }),
+    output: editOutput,
+    readOnly: false,
+    call: (ws, args) => ws.multiEdit(args),
+    structured: withoutText,
+  },
+  {
+    name: "delete",
+    title: "Delete file",
+    description: `Deletes a file (a symbolic link: the link, not its target). ${GUARD_NOTE}`,
+    input: z.looseObject({ file_path: path("The file: absolute, or relative to the first root.") }),
+    output: z.object({ path: z.string(), warnings }),
+    readOnly: false,
+    call: (ws, args) => ws.delete(args),
+    structured: withoutText,
+  },
+  {
+    name: "rename",
+    title: "Rename or move",
+    description:
+      "Moves a file or directory to a new path (directories on the way are created). An existing file at `to` is replaced only with overwrite: true, and then it must have been read, as for write.",
+    input: z.looseObject({
+      from: path("The current path."),
+      to: path("The new path, name included."),
+      overwrite: flag().optional().describe("Replace an existing file at `to`. Default false."),
+    }),
+    output: z.object({ from: z.string(), to: z.string(), overwrote: z.boolean(), warnings }),
+    readOnly: false,
+    call: (ws, args) => ws.rename(args),
+    structured: withoutText,
+  },
+  {
+    name: "glob",
+    title: "Find files by pattern",
+    description: `Files matching a glob pattern (**/*.ts, src/**/*.test.ts, *.{json,yml}), newest first. * never crosses /; a pattern without / matches at any depth. Ignored files (.gitignore) and node_modules are left out unless the pattern names them. At most ${GLOB_DEFAULT_LIMIT} paths by default; page with offset.`,
+    input: z.looseObject({
+      pattern: z.string().describe("The glob."),
+      path: z.string().optional().describe("The directory to search. Default: every root."),
+      limit: count().optional().describe(`Most paths returned. Default ${GLOB_DEFAULT_LIMIT}.`),
+      offset: count().optional().describe("Paths to skip first. Default 0."),
+    }),
+    output: z.object({ files: z.array(z.string()), total: z.number(), truncated: z.boolean() }),
+    readOnly: true,
+    call: (ws, args) => ws.glob(args),
+    structured: withoutText,
+  },
+  {
+    name: "grep",
+    title: "Search file contents",
+    description: `Searches file contents with a regular expression (JavaScript syntax; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file. At most ${GREP_DEFAULT_HEAD_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_MAX_COLUMNS} characters.`,
+    input: z.looseObject({
+      pattern: z.string().describe("The regular expression (or literal text with fixed_strings)."),
+      path: z.string().optional().describe("A directory or file to search. Default: every root."),
+      glob: z
+        .string()
+        .optional()
+        .describe("Only files matching this glob (*.ts, *.{ts,tsx}, !*.test.ts)."),
+      type: z
+        .string()
+        .optional()
+        .describe("Only files of this type (ts, js, py, rust, go, md, json, ...)."),
+      output_mode: z.enum(["content", "files_with_matches", "count"]).optional(),
+      "-A": count().optional().describe("Lines after each match (content mode)."),
+      "-B": count().optional().describe("Lines before each match (content mode)."),
+      "-C": count().optional().describe("Lines around each match (content mode)."),
+      "-i": flag().optional().describe("Ignore case."),
+      "-n": flag().optional().describe("Line numbers in content mode. Default true."),
+      fixed_strings: flag().optional().describe("The pattern is literal text."),
+      multiline: flag().optional().describe("Matches may span lines."),
+      head_limit: count()
+        .optional()
+        .describe(`Most results. Default ${GREP_DEFAULT_HEAD_LIMIT}; 0 for all.`),
+      offset: count().optional().describe("Results to skip first. Default 0."),
+    }),
+    output: z.object({
+      mode: z.enum(["content", "files_with_matches", "count"]),
+      lines: z.array(
+        z.object({ path: z.string(), line: z.number(), text: z.string(), match: z.boolean() }),
+      ),
+      files: z.array(z.string()),
+      counts: z.array(z.object({ path: z.string(), count: z.number() })),
+      total: z.number(),
+      truncated: z.boolean(),
+      partial: z.boolean(),
+    }),
+    readOnly: true,
+    call: (ws, args) => ws.grep(args),
+    structured: withoutText,
+  },
+  {
+    name: "find",
+    title: "Find a file by a few letters",
+    description: `The files a short query most likely means (fuzzy: abbreviations, prefixes, camelCase initials, path fragments), best first; directories end with /. At most ${FIND_DEFAULT_LIMIT} by default.`,
+    input: z.looseObject({
+      query: z.string().describe("A few letters of the file meant."),
+      path: z.string().optional().describe("The directory to search. Default: every root."),
+      limit: count().optional().describe(`Most matches. Default ${FIND_DEFAULT_LIMIT}.`),
+    }),
+    output: z.object({
+      matches: z.array(
+        z.object({ path: z.string(), type: z.enum(["file", "dir", "symlink"]), score: z.number() }),
+      ),
+      total: z.number(),
+      truncated: z.boolean(),
+    }),
+    readOnly: true,
+    call: (ws, args) => ws.find(args),
+    structured: withoutText,
+  },
+];
