@@ -6,9 +6,16 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  RootsListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { FreshfsError, type GuardPolicy, type PartialReadPolicy, Workspace } from "../index.js";
 import { TOOLS } from "./tools.js";
 
@@ -31,8 +38,14 @@ function version(): string {
 }
 
 export interface FreshfsServer {
-  readonly server: McpServer;
+  readonly server: Server;
   readonly workspace: Workspace;
+}
+
+/** A tool's schema as JSON Schema (draft 7, which every MCP client reads). */
+function jsonSchema(schema: z.ZodObject): { type: "object"; [key: string]: unknown } {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-7" });
+  return { ...rest, type: "object" };
 }
 
 export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServer {
@@ -41,9 +54,12 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
     policy: options.policy,
     partialReads: options.partialReads,
   });
-  const server = new McpServer(
+  // The SDK's low-level Server rather than McpServer: McpServer checks arguments against the
+  // zod schemas before a handler sees them, which would refuse what the Workspace accepts.
+  const server = new Server(
     { name: "freshfs", version: version() },
     {
+      capabilities: { tools: {} },
       instructions:
         "File tools with a read-before-write guard: read a file in full before you edit, write or delete it; if it changed on disk since, the call is refused and you read it again. glob, grep and find always see the current tree.",
     },
@@ -52,7 +68,7 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
   let rootsReady: Promise<void> = Promise.resolve();
   const refreshRoots = async () => {
     try {
-      const { roots } = await server.server.listRoots();
+      const { roots } = await server.listRoots();
       const dirs = roots
         .filter((root) => root.uri.startsWith("file:"))
         .map((root) => fileURLToPath(root.uri));
@@ -64,51 +80,56 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
       log(`could not list the client's roots (${(error as Error).message}); using the server's`);
     }
   };
-  server.server.oninitialized = () => {
-    if (server.server.getClientCapabilities()?.roots) rootsReady = refreshRoots();
+  server.oninitialized = () => {
+    if (server.getClientCapabilities()?.roots) rootsReady = refreshRoots();
   };
-  server.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
     rootsReady = refreshRoots();
     await rootsReady;
   });
 
-  for (const tool of TOOLS) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: tool.output,
-        annotations: {
-          title: tool.title,
-          readOnlyHint: tool.readOnly,
-          destructiveHint: !tool.readOnly,
-          idempotentHint: tool.readOnly,
-          openWorldHint: false,
-        },
-      },
-      async (args: Record<string, unknown>) => {
-        await rootsReady;
-        try {
-          const result = await tool.call(workspace, args);
-          return {
-            content: [{ type: "text" as const, text: result.text }],
-            structuredContent: tool.structured(result as unknown as Record<string, unknown>),
-          };
-        } catch (error) {
-          if (!(error instanceof FreshfsError)) {
-            log(`${tool.name} failed: ${(error as Error).stack ?? String(error)}`);
-          }
-          const text =
-            error instanceof FreshfsError
-              ? `${error.message} (${error.code})`
-              : `${tool.name} failed: ${(error as Error).message ?? String(error)}`;
-          return { isError: true, content: [{ type: "text" as const, text }] };
-        }
-      },
-    );
-  }
+  const listed = TOOLS.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input),
+    outputSchema: jsonSchema(tool.output),
+    annotations: {
+      title: tool.title,
+      readOnlyHint: tool.readOnly,
+      destructiveHint: !tool.readOnly,
+      idempotentHint: tool.readOnly,
+      openWorldHint: false,
+    },
+  }));
+  const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool ${request.params.name}; the tools are ${TOOLS.map((t) => t.name).join(", ")}.`,
+      );
+    }
+    await rootsReady;
+    try {
+      const result = await tool.call(workspace, request.params.arguments ?? {});
+      return {
+        content: [{ type: "text" as const, text: result.text }],
+        structuredContent: tool.structured(result as unknown as Record<string, unknown>),
+      };
+    } catch (error) {
+      if (!(error instanceof FreshfsError)) {
+        log(`${tool.name} failed: ${(error as Error).stack ?? String(error)}`);
+      }
+      const text =
+        error instanceof FreshfsError
+          ? `${error.message} (${error.code})`
+          : `${tool.name} failed: ${(error as Error).message ?? String(error)}`;
+      return { isError: true, content: [{ type: "text" as const, text }] };
+    }
+  });
   return { server, workspace };
 }
 

@@ -16,10 +16,12 @@ import {
   type Workspace,
 } from "../index.js";
 
-// Models send numbers and booleans as strings now and then; the Workspace accepts both, so the
-// schemas must not refuse them first.
-const count = () => z.coerce.number().int().min(0);
-const flag = () => z.union([z.boolean(), z.enum(["true", "false"])]);
+// The schemas say what a model should send (Claude Code's names and types). Arguments are not
+// checked against them: the Workspace reads them itself, so the spellings opencode and pi use,
+// numbers and booleans sent as strings, `null` for "not given" and `edits` sent as JSON text
+// all work, and every complaint names the parameter in a sentence a model can act on.
+const count = () => z.number().min(0);
+const flag = () => z.boolean();
 const path = (what: string) => z.string().describe(what);
 
 const MIB = 1024 * 1024;
@@ -72,7 +74,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "read",
     title: "Read file",
     description: `Reads a text file and shows its lines numbered (cat -n). Shows ${READ_DEFAULT_LIMIT} lines from offset by default; lines longer than ${READ_MAX_LINE_CHARS} characters are cut with a marker, and output stops at ${READ_MAX_OUTPUT_BYTES / 1024} KiB with a note giving the offset to continue from. Binary files and files over ${MAX_FILE_BYTES / MIB} MiB are refused. Read a file before editing or overwriting it.`,
-    input: z.looseObject({
+    input: z.object({
       file_path: path("The file: absolute, or relative to the first root."),
       offset: count().optional().describe("1-based line to start from. Default 1."),
       limit: count().optional().describe(`Lines to show. Default ${READ_DEFAULT_LIMIT}.`),
@@ -97,7 +99,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "write",
     title: "Write file",
     description: `Creates a file (and its directories), or replaces a file's whole content. ${GUARD_NOTE} The file's line endings, byte order mark and trailing newline are kept; the write is atomic. Prefer edit for changes to part of a file.`,
-    input: z.looseObject({
+    input: z.object({
       file_path: path("The file: absolute, or relative to the first root."),
       content: z.string().describe("The whole new content."),
     }),
@@ -119,7 +121,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "edit",
     title: "Edit file",
     description: `Replaces old_string with new_string in a file. old_string must match the file exactly (text differing only in typographic quotes also matches); if it occurs more than once, add surrounding lines or set replace_all. ${GUARD_NOTE} Returns a unified diff. An empty old_string creates a file that does not exist.`,
-    input: z.looseObject({
+    input: z.object({
       file_path: path("The file: absolute, or relative to the first root."),
       ...editFields,
     }),
@@ -132,10 +134,10 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "multi_edit",
     title: "Edit file in several places",
     description: `Several edits to one file, applied all or nothing. Each old_string is matched against the file as it is before any of the edits, and no two may overlap. ${GUARD_NOTE}`,
-    input: z.looseObject({
+    input: z.object({
       file_path: path("The file: absolute, or relative to the first root."),
       edits: z
-        .array(z.looseObject(editFields))
+        .array(z.object(editFields))
         .min(1)
         .describe("The edits, each old_string/new_string[/replace_all]."),
     }),
@@ -148,7 +150,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "delete",
     title: "Delete file",
     description: `Deletes a file (a symbolic link: the link, not its target). ${GUARD_NOTE}`,
-    input: z.looseObject({ file_path: path("The file: absolute, or relative to the first root.") }),
+    input: z.object({ file_path: path("The file: absolute, or relative to the first root.") }),
     output: z.object({ path: z.string(), warnings }),
     readOnly: false,
     call: (ws, args) => ws.delete(args),
@@ -159,7 +161,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: "Rename or move",
     description:
       "Moves a file or directory to a new path (directories on the way are created). An existing file at `to` is replaced only with overwrite: true, and then it must have been read, as for write.",
-    input: z.looseObject({
+    input: z.object({
       from: path("The current path."),
       to: path("The new path, name included."),
       overwrite: flag().optional().describe("Replace an existing file at `to`. Default false."),
@@ -173,7 +175,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "glob",
     title: "Find files by pattern",
     description: `Files matching a glob pattern (**/*.ts, src/**/*.test.ts, *.{json,yml}), newest first. * never crosses /; a pattern without / matches at any depth. Ignored files (.gitignore) and node_modules are left out unless the pattern names them. At most ${GLOB_DEFAULT_LIMIT} paths by default; page with offset.`,
-    input: z.looseObject({
+    input: z.object({
       pattern: z.string().describe("The glob."),
       path: z.string().optional().describe("The directory to search. Default: every root."),
       limit: count().optional().describe(`Most paths returned. Default ${GLOB_DEFAULT_LIMIT}.`),
@@ -188,7 +190,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "grep",
     title: "Search file contents",
     description: `Searches file contents with a regular expression (JavaScript syntax; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file. At most ${GREP_DEFAULT_HEAD_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_MAX_COLUMNS} characters.`,
-    input: z.looseObject({
+    input: z.object({
       pattern: z.string().describe("The regular expression (or literal text with fixed_strings)."),
       path: z.string().optional().describe("A directory or file to search. Default: every root."),
       glob: z
@@ -231,7 +233,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "find",
     title: "Find a file by a few letters",
     description: `The files a short query most likely means (fuzzy: abbreviations, prefixes, camelCase initials, path fragments), best first; directories end with /. At most ${FIND_DEFAULT_LIMIT} by default.`,
-    input: z.looseObject({
+    input: z.object({
       query: z.string().describe("A few letters of the file meant."),
       path: z.string().optional().describe("The directory to search. Default: every root."),
       limit: count().optional().describe(`Most matches. Default ${FIND_DEFAULT_LIMIT}.`),
