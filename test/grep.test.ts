@@ -137,7 +137,10 @@ describe("grep input", () => {
     expect(await rejectsWith(grep("(unclosed", { path: root }), "INVALID_PATTERN")).toContain(
       "fixedStrings",
     );
-    await rejectsWith(grep("", { path: root }), "INVALID_PATTERN");
+    // An empty pattern matches every line, as in rg.
+    expect((await grep("", { path: root })).lines).toEqual([
+      { path: "a.txt", line: 1, text: "x", match: true },
+    ]);
     await rejectsWith(grep("x", { path: root, type: "klingon" }), "INVALID_ARGUMENT");
     await rejectsWith(grep("x", { path: root, before: -1 }), "INVALID_ARGUMENT");
     await rejectsWith(grep("x", { path: join(root, "missing") }), "NOT_FOUND");

@@ -3,8 +3,8 @@
  * returns its exit status (0 found, 1 nothing found, as rg and git check-ignore; errors throw
  * and main renders them, exit 2).
  */
-import { lstatSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { existsSync, lstatSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import {
   explainPath,
   FreshfsError,
@@ -76,7 +76,8 @@ export async function globCommand(
   );
   if (common.json) json(result);
   else out(result.matches);
-  return result.matches.length > 0 ? 0 : 1;
+  // Found, even when --limit shows none of it (as grep's status counts matches, not lines shown).
+  return result.totalMatches > 0 ? 0 : 1;
 }
 
 export async function findCommand(
@@ -95,7 +96,7 @@ export async function findCommand(
   );
   if (common.json) json(result);
   else out(result.matches.map((m) => (m.type === "dir" ? `${m.path}/` : m.path)));
-  return result.matches.length > 0 ? 0 : 1;
+  return result.totalMatches > 0 ? 0 : 1;
 }
 
 export interface GrepFlags {
@@ -206,9 +207,7 @@ function grepNotes(result: Awaited<ReturnType<typeof grep>>): string[] {
 /** `freshfs why PATH`: git check-ignore's answer with its reason, plus the walker's own rules. */
 export function whyCommand(path: string, common: Common): number {
   const absolute = resolve(path);
-  const cwd = process.cwd();
-  const root =
-    absolute === cwd || absolute.startsWith(`${cwd}${sep}`) ? cwd : resolve(absolute, "..");
+  const root = repositoryTop(absolute) ?? nearestListingRoot(absolute);
   const rel = relative(root, absolute).split(sep).join("/");
   let isDir = false;
   try {
@@ -251,6 +250,23 @@ export function whyCommand(path: string, common: Common): number {
   if (common.json) json({ path: absolute, root, ...explanation, lines });
   else out(lines);
   return explanation?.ignored || names.includes(".git") ? 0 : 1;
+}
+
+/**
+ * The work tree holding `path` (the nearest directory above it with a `.git`): git's rules
+ * apply from there down, and a directory rule (`build/`) can only be seen from above it.
+ */
+function repositoryTop(path: string): string | undefined {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Outside a repository, `.ignore` files apply below the directory listed: the cwd, if above. */
+function nearestListingRoot(path: string): string {
+  const cwd = process.cwd();
+  return path.startsWith(`${cwd}${sep}`) ? cwd : dirname(path);
 }
 
 function displaySource(source: string, root: string): string {

@@ -238,15 +238,18 @@ async function main(argv: readonly string[]): Promise<number> {
   return 2;
 }
 
+/** One line: the message, its line breaks folded. */
 function render(error: unknown): string {
-  if (error instanceof FreshfsError) return error.message.replace(/\s*\n\s*/g, " ");
+  const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ").trim();
+  if (error instanceof FreshfsError) return oneLine(error.message);
   if (
     error instanceof Error &&
     (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")
   ) {
-    return `${error.message} Try 'freshfs --help'.`;
+    const message = oneLine(error.message).replace(/[^.]$/, "$&.");
+    return `${message} Try 'freshfs --help'.`;
   }
-  return error instanceof Error ? error.message : String(error);
+  return oneLine(error instanceof Error ? error.message : String(error));
 }
 
 main(process.argv.slice(2)).then(

@@ -224,14 +224,42 @@ export function requiredLiteral(source: string): string | undefined {
   return best;
 }
 
+/**
+ * ripgrep's line semantics in a JavaScript regex: `^` and `$` at `\n` (and the text's ends)
+ * only, where JavaScript's `m` flag also stops at `\r`, U+2028 and U+2029 (so `foo$` would
+ * match in a CRLF file, where rg does not); and `.` matching anything but `\n`, where
+ * JavaScript's also refuses `\r`, U+2028 and U+2029. Escapes and character classes are kept.
+ */
+function withLineSemantics(source: string): string {
+  let out = "";
+  let inClass = false;
+  for (let at = 0; at < source.length; at++) {
+    const char = source[at] as string;
+    if (char === "\\") {
+      out += source.slice(at, at + 2);
+      at++;
+    } else if (inClass) {
+      if (char === "]") inClass = false;
+      out += char;
+    } else if (char === "[") {
+      inClass = true;
+      out += char;
+    } else if (char === "^") out += "(?<![^\\n])";
+    else if (char === "$") out += "(?![^\\n])";
+    else if (char === ".") out += "[^\\n]";
+    else out += char;
+  }
+  return out;
+}
+
 /** Compiles a grep query; throws `INVALID_PATTERN` with the engine's reason. */
 export function compilePattern(pattern: string, options: PatternOptions): CompiledPattern {
-  if (typeof pattern !== "string" || pattern === "") {
-    throw new FreshfsError("INVALID_PATTERN", "The search pattern must be a non-empty string.");
+  if (typeof pattern !== "string") {
+    throw new FreshfsError("INVALID_PATTERN", "The search pattern must be a string.");
   }
   const ignoreCase =
     options.ignoreCase || (options.smartCase && !hasUpperCase(pattern, options.fixedStrings));
-  const base = options.fixedStrings ? escapeRegex(pattern) : pattern;
+  const base = options.fixedStrings ? escapeRegex(pattern) : withLineSemantics(pattern);
   let source = base;
   let unicode = /\\[pP]\{|\\u\{/.test(base);
   if (options.word) {
@@ -241,13 +269,13 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
     source = `(?<![\\p{L}\\p{N}_])(?:${base})(?![\\p{L}\\p{N}_])`;
     unicode = true;
     try {
-      new RegExp(source, "gmu");
+      new RegExp(source, "gu");
     } catch {
       source = `(?<!\\w)(?:${base})(?!\\w)`;
       unicode = /\\[pP]\{|\\u\{/.test(base);
     }
   }
-  const flags = `gm${ignoreCase ? "i" : ""}${unicode ? "u" : ""}`;
+  const flags = `g${ignoreCase ? "i" : ""}${unicode ? "u" : ""}`;
   try {
     new RegExp(source, flags);
   } catch (error) {
