@@ -733,3 +733,35 @@ describe("progress line", () => {
     }
   });
 });
+
+describe("review regressions", () => {
+  it("exits quietly with status 0 when its reader closes the pipe early", async () => {
+    const dir = await tempTree(
+      Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`f${i}.txt`, "foo\n".repeat(50)])),
+    );
+    const run = spawnSync("sh", ["-c", `"${process.execPath}" "${BIN}" grep foo | head -1`], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+    expect(lines(run.stdout)).toHaveLength(1);
+    expect(run.stderr).toBe("");
+  });
+
+  it("searches files past 16 MiB, as rg does", async () => {
+    const filler = `${"x".repeat(80)}\n`.repeat(220_000);
+    const dir = await tempTree({ "big.log": `${filler}needle\n` });
+    const run = freshfs(["grep", "-c", "needle"], { cwd: dir });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toBe("big.log:1\n");
+  });
+
+  it("why: a file in a repository nested under an ignored directory is ignored, as git says", async () => {
+    const repo = await repoTree({ ".gitignore": "vendor/\n", "vendor/lib/a.js": "x\n" });
+    await runGit(["init", "-q"], { cwd: join(repo.dir, "vendor", "lib"), home: repo.home });
+    const run = freshfs(["why", "vendor/lib/a.js"], { cwd: repo.dir, home: repo.home });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(".gitignore:1: vendor/");
+    const gone = freshfs(["why", "gone/"], { cwd: repo.dir, home: repo.home });
+    expect(gone.status).toBe(1);
+  });
+});

@@ -16,7 +16,7 @@ beforeEach(() => {
 });
 
 describe("grep bounds", () => {
-  it("skips binary files (NUL in the first 8 KiB) and counts them", async () => {
+  it("skips binary files (a NUL byte, in the first 8 KiB or later, as rg) and counts them", async () => {
     const root = await tempTree({
       "a.txt": "needle\n",
       "b.bin": Buffer.concat([Buffer.from("needle\n"), Buffer.from([0, 0, 0])]),
@@ -27,8 +27,8 @@ describe("grep bounds", () => {
       ]),
     });
     const result = await grep("needle", { path: root });
-    expect(result.lines.map((l) => l.path)).toEqual(["a.txt", "late.bin"]);
-    expect(result.skipped.binary).toBe(1);
+    expect(result.lines.map((l) => l.path)).toEqual(["a.txt"]);
+    expect(result.skipped.binary).toBe(2);
   });
 
   it("names files over the size bound instead of searching them", async () => {
@@ -195,5 +195,17 @@ describe("grep edge cases found in review", () => {
       "INVALID_ARGUMENT",
     );
     await rejectsWith(grep(123 as unknown as string, { path: root }), "INVALID_PATTERN");
+  });
+});
+
+describe("binary files found late", () => {
+  it("skips a file whose NUL byte comes after the first 8 KiB once it matches, as rg does", async () => {
+    const root = await tempTree({
+      "late.txt": `foo\n${"x".repeat(9000)}\n\u0000tail foo\n`,
+      "clean.txt": "foo\n",
+    });
+    const result = await grep("foo", { path: root, outputMode: "files_with_matches" });
+    expect(result.files).toEqual(["clean.txt"]);
+    expect(result.skipped.binary).toBe(1);
   });
 });

@@ -768,3 +768,48 @@ describe("freshfs mcp over stdio", () => {
     }
   });
 });
+
+describe("review regressions", () => {
+  it("skips a client root that is no local directory instead of widening to the server's", async () => {
+    const base = await tempTree({
+      "project/a.txt": "a\n",
+      "secret/key.txt": "k\n",
+      "file.txt": "f\n",
+    });
+    const { server } = createFreshfsServer({ roots: [base] });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client(
+      { name: "freshfs-test", version: "1.0.0" },
+      { capabilities: { roots: { listChanged: true } } },
+    );
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: [
+        { uri: pathToFileURL(join(base, "project")).href },
+        { uri: "file://server/share" },
+        { uri: pathToFileURL(join(base, "file.txt")).href },
+      ],
+    }));
+    await client.connect(clientSide);
+    onTestFinished(async () => {
+      await client.close();
+    });
+    await fails(client, "read", { file_path: join(base, "secret", "key.txt") }, "OUTSIDE_ROOT");
+    await ok(client, "read", { file_path: join(base, "project", "a.txt") });
+  });
+
+  it("answers OUTSIDE_ROOT, not 'no matches', from the search tools when no root is open", async () => {
+    const base = await tempTree({ "server/a.txt": "t\n", "elsewhere/b.txt": "t\n" });
+    const { client } = await connect([join(base, "server")], [join(base, "elsewhere")]);
+    await fails(client, "grep", { pattern: "t" }, "OUTSIDE_ROOT");
+    await fails(client, "glob", { pattern: "*" }, "OUTSIDE_ROOT");
+    await fails(client, "find", { query: "a" }, "OUTSIDE_ROOT");
+  });
+
+  it("lists each file once when roots repeat or nest", async () => {
+    const base = await tempTree({ "a/x.txt": "t\n" });
+    const { client } = await connect([base, `${base}/`, join(base, "a")]);
+    const { structured } = await ok(client, "glob", { pattern: "**/*.txt" });
+    expect(structured.files).toEqual(["a/x.txt"]);
+  });
+});

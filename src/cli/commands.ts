@@ -165,8 +165,9 @@ export async function grepCommand(
       type: flags.types,
       outputMode: mode,
       headLimit: common.limit,
-      // rg prints whole lines unless told otherwise (`-M`).
+      // rg prints whole lines unless told otherwise (`-M`), and searches files of any size.
       maxColumns: flags.maxColumns ?? Number.POSITIVE_INFINITY,
+      maxFileSize: Number.POSITIVE_INFINITY,
       onProgress: progress.update,
     }),
   );
@@ -185,33 +186,44 @@ export async function grepCommand(
         ),
       );
     }
-    for (const note of grepNotes(result)) process.stderr.write(`freshfs: ${note}\n`);
+    for (const note of grepNotes(result, name)) process.stderr.write(`freshfs: ${note}\n`);
   }
   return result.totalRecords > 0 ? 0 : 1;
 }
 
-function grepNotes(result: Awaited<ReturnType<typeof grep>>): string[] {
+function grepNotes(
+  result: Awaited<ReturnType<typeof grep>>,
+  name: (path: string) => string,
+): string[] {
   const notes: string[] = [];
-  for (const file of result.skipped.tooLarge)
-    notes.push(`${file.path}: skipped, ${file.size} bytes is over the size bound`);
-  for (const file of result.skipped.unreadable)
-    notes.push(`${file.path}: skipped, cannot be read (${file.code})`);
-  for (const path of result.skipped.timedOut)
-    notes.push(`${path}: skipped, the regex ran too long on it`);
-  for (const file of result.skipped.failed) notes.push(`${file.path}: skipped, ${file.message}`);
+  for (const file of result.skipped.unreadable) {
+    notes.push(`${name(file.path)}: skipped, cannot be read (${file.code})`);
+  }
+  for (const path of result.skipped.timedOut) {
+    notes.push(`${name(path)}: skipped, the regex ran too long on it`);
+  }
+  for (const file of result.skipped.failed) {
+    notes.push(`${name(file.path)}: skipped, ${file.message}`);
+  }
   if (result.partial) notes.push("the search ran out of time; the results are partial");
-  notes.push(...result.warnings);
   return notes;
 }
 
 /** `freshfs why PATH`: git check-ignore's answer with its reason, plus the walker's own rules. */
 export function whyCommand(path: string, common: Common): number {
   const absolute = resolve(path);
-  const root = repositoryTop(absolute) ?? nearestListingRoot(absolute);
+  // git check-ignore answers from the repository of the cwd: a file in a repository nested
+  // under one of its ignored directories is ignored there.
+  const here = repositoryTop(join(process.cwd(), "."));
+  const root =
+    here !== undefined && absolute.startsWith(`${here}${sep}`)
+      ? here
+      : (repositoryTop(absolute) ?? nearestListingRoot(absolute));
   const rel = relative(root, absolute).split(sep).join("/");
-  let isDir = false;
+  // `dir/` names a directory, whether it exists or not (git reads it so).
+  let isDir = path.endsWith("/") || path.endsWith(sep);
   try {
-    isDir = lstatSync(absolute).isDirectory();
+    isDir ||= lstatSync(absolute).isDirectory();
   } catch {
     // A path that does not exist can still be asked about, as with git check-ignore.
   }
@@ -257,7 +269,7 @@ export function whyCommand(path: string, common: Common): number {
  * apply from there down, and a directory rule (`build/`) can only be seen from above it.
  */
 function repositoryTop(path: string): string | undefined {
-  for (let dir = dirname(path); ; dir = dirname(dir)) {
+  for (let dir = path === process.cwd() ? path : dirname(path); ; dir = dirname(dir)) {
     if (existsSync(join(dir, ".git"))) return dir;
     if (dirname(dir) === dir) return undefined;
   }

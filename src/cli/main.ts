@@ -252,6 +252,12 @@ function render(error: unknown): string {
   return oneLine(error instanceof Error ? error.message : String(error));
 }
 
+// `freshfs grep x | head -1`: the reader has all it wants; stop quietly, as rg does.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
 main(process.argv.slice(2)).then(
   (status) => {
     process.exitCode = status;

@@ -37,6 +37,10 @@ function version(): string {
   return String(manifest.version);
 }
 
+// A client that declared roots but does not answer must not hold every tool call for the
+// SDK's default minute.
+const ROOTS_TIMEOUT_MS = 5000;
+
 export interface FreshfsServer {
   readonly server: Server;
   readonly workspace: Workspace;
@@ -67,18 +71,27 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
   // Tool calls wait for the client's roots, once it has said it has them.
   let rootsReady: Promise<void> = Promise.resolve();
   const refreshRoots = async () => {
+    let roots: { uri: string }[];
     try {
-      const { roots } = await server.listRoots();
-      const dirs = roots
-        .filter((root) => root.uri.startsWith("file:"))
-        .map((root) => fileURLToPath(root.uri));
-      const now = workspace.narrowTo(dirs);
-      log(
-        `client roots: ${dirs.join(", ") || "(none)"}; tools use: ${now.join(", ") || "(nothing)"}`,
-      );
+      ({ roots } = await server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS }));
     } catch (error) {
       log(`could not list the client's roots (${(error as Error).message}); using the server's`);
+      return;
     }
+    // Each root on its own: one that is not a local directory opens nothing, and must not
+    // make the list fall back to the server's wider roots.
+    const dirs: string[] = [];
+    for (const root of roots) {
+      try {
+        dirs.push(fileURLToPath(root.uri));
+      } catch {
+        log(`client root ${root.uri} is not a local file URL; it opens nothing`);
+      }
+    }
+    const now = workspace.narrowTo(dirs);
+    log(
+      `client roots: ${dirs.join(", ") || "(none)"}; tools use: ${now.join(", ") || "(nothing)"}`,
+    );
   };
   server.oninitialized = () => {
     if (server.getClientCapabilities()?.roots) rootsReady = refreshRoots();
@@ -139,6 +152,11 @@ export async function serveStdio(options: FreshfsServerOptions): Promise<void> {
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
+  });
+  // The stdio transport does not close when stdin ends (the client went away): do it here,
+  // so pending requests to the client are dropped and the process exits.
+  process.stdin.once("end", () => {
+    void server.close();
   });
   await server.connect(transport);
   log(`serving ${workspace.roots.join(", ")} on stdio`);

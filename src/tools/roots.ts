@@ -3,7 +3,7 @@
  * inside a root as written (after `..` is folded) and where it really lands (symlinks resolved,
  * through the nearest existing ancestor for a path not created yet). Depends on `io/`, `errors`.
  */
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { FreshfsError, fromFsError } from "../errors.js";
 import { nodeFs } from "../io/fs.js";
@@ -58,8 +58,14 @@ export class Roots {
       given.push(absolute);
       real.push(canonical);
     }
-    this.given = given;
-    this.real = real;
+    // A root inside another (or the same one twice) would list every file under it twice.
+    const kept = real.map((root, index) =>
+      real.every(
+        (other, j) => j === index || !(within(root, other) && (root !== other || j < index)),
+      ),
+    );
+    this.given = given.filter((_, index) => kept[index]);
+    this.real = real.filter((_, index) => kept[index]);
   }
 
   /**
@@ -189,7 +195,7 @@ export class Roots {
       }
     }
     return new Roots(
-      [...kept].filter((dir) => existsSync(dir)),
+      [...kept].filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory()),
       true,
     );
   }

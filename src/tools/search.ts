@@ -106,7 +106,11 @@ export interface FindToolResult {
 
 /** The directories to search: the `path` given (confined), else every root. */
 function searchRoots(context: ToolContext, path: string | undefined): string[] {
-  if (path === undefined || path === "") return [...context.roots.given];
+  if (path === undefined || path === "") {
+    // None open: say so, rather than answer "no matches" about files that may well exist.
+    if (context.roots.given.length === 0) context.roots.confine(".", "path");
+    return [...context.roots.given];
+  }
   return [context.roots.confine(path, "path").real];
 }
 
