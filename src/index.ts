@@ -20,7 +20,13 @@ export {
 } from "./scan/cache.js";
 export { explainPath, type PathExplanation } from "./scan/explain.js";
 export type { IgnoreRule } from "./scan/ignore/pattern.js";
-export type { EntryType, ScanEntry, ScanWarning, WalkProgress } from "./scan/walk.js";
+export type {
+  EntryType,
+  ScanEntry,
+  ScanWarning,
+  SkippedFile,
+  WalkProgress,
+} from "./scan/walk.js";
 export {
   type FuzzyFindOptions,
   type FuzzyFindResult,

@@ -765,3 +765,52 @@ describe("review regressions", () => {
     expect(gone.status).toBe(1);
   });
 });
+
+describe.skipIf(!hasRg)("grep's -g and -t override ignore rules and hiddenness as rg's do", () => {
+  const cases = [
+    ["-g", "*.log", "foo"],
+    ["-g", "*.txt", "foo"],
+    ["-t", "txt", "foo"],
+    ["-g", "!a.txt", "foo"],
+    ["-g", "*.log", "-g", "!app.log", "foo"],
+    ["-g", "*.{log,txt}", "-c", "foo"],
+    ["foo"],
+  ];
+  for (const args of cases) {
+    it(args.join(" "), async () => {
+      const repo = await repoTree({
+        ".gitignore": "*.log\nbuild/\n",
+        "app.log": "foo\n",
+        ".env.txt": "foo\n",
+        "a.txt": "foo\n",
+        "build/x.log": "foo\n",
+        "sub/b.txt": "foo\n",
+        "sub/.h.txt": "foo\n",
+        ".hidden/c.txt": "foo\n",
+      });
+      const rg = spawnSync(
+        "rg",
+        [
+          "--no-heading",
+          "--with-filename",
+          "--line-number",
+          "--color",
+          "never",
+          "--sort",
+          "path",
+          ...args,
+        ],
+        // stdin closed: rg searches a piped stdin when given no path.
+        {
+          cwd: repo.dir,
+          encoding: "utf8",
+          env: isolatedGitEnv(repo.home),
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      const ours = freshfs(["grep", ...args], { cwd: repo.dir, home: repo.home });
+      expect(ours.stdout).toBe(rg.stdout);
+      expect(ours.status).toBe(rg.status);
+    });
+  }
+});

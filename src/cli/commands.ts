@@ -171,6 +171,12 @@ export async function grepCommand(
       onProgress: progress.update,
     }),
   );
+  // rg's answer when filters (or an empty tree) leave nothing to search: an error, not "no match".
+  if (result.filesSearched === 0) {
+    throw badInput(
+      "no files were searched: the directory is empty, or the -g/-t filters, ignore rules or hidden-file rule left none (try --no-ignore or --hidden).",
+    );
+  }
   if (common.json) {
     json(result);
   } else {

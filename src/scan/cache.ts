@@ -17,6 +17,7 @@ import {
   resolveScanRoot,
   type ScanEntry,
   type ScanWarning,
+  type SkippedFile,
   type WalkProgress,
   walkTree,
 } from "./walk.js";
@@ -49,6 +50,8 @@ export interface ScanResult {
   readonly cacheAgeMs: number;
   /** Directories that could not be read, ignore lines that can never match, and the like. */
   readonly warnings: readonly ScanWarning[];
+  /** Files left out (hidden, or ignored) in directories that were walked; rg's `-g` sees them. */
+  readonly skipped: readonly SkippedFile[];
 }
 
 /** The cache's global policy (contract 2.4): environment variables, or `configureScanCache`. */
@@ -413,6 +416,7 @@ function resultOf(listing: Listing, cacheAgeMs: number): ScanResult {
     entries: listing.entries,
     cacheAgeMs,
     warnings: listing.warnings,
+    skipped: listing.skipped,
   };
 }
 

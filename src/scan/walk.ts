@@ -82,6 +82,20 @@ export interface Listing {
   readonly root: string;
   readonly entries: readonly ScanEntry[];
   readonly warnings: readonly ScanWarning[];
+  /** Files left out of `entries`, in directories that were walked. */
+  readonly skipped: readonly SkippedFile[];
+}
+
+/**
+ * A file the walk left out for its name (hidden) or an ignore rule, in a directory it walked.
+ * ripgrep's `-g` globs override both, and its `-t` types the hidden rule, so grep needs them;
+ * files in directories that were pruned are never seen, as in rg.
+ */
+export interface SkippedFile {
+  /** Relative to the root, `/`-separated. */
+  readonly path: string;
+  readonly hidden: boolean;
+  readonly ignored: boolean;
 }
 
 /** How long the walker may hold the event loop before it yields. */
@@ -195,6 +209,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
   const entries: ScanEntry[] = [];
   const warnings: ScanWarning[] = [];
   const problems: PatternProblem[] = [];
+  const skipped: SkippedFile[] = [];
   let directories = 0;
 
   let sliceStart = performance.now();
@@ -333,7 +348,9 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     }
     const name = dirent.name;
     // `.git` is always pruned: a directory in a repository, a "gitdir:" file in a work tree.
-    if (name === ".git" || (!options.includeHidden && name.charCodeAt(0) === 0x2e)) continue;
+    if (name === ".git") continue;
+    const hidden = !options.includeHidden && name.charCodeAt(0) === 0x2e;
+    if (hidden && !dirent.isFile()) continue;
     const type = typeOf(dirent);
     if (type === undefined) continue;
     // join() builds a flat string, where `+` builds a rope over the prefix and the name: the
@@ -347,7 +364,14 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
         relBytes = dir.relBytes === "" ? nameBytes : `${dir.relBytes}/${nameBytes}`;
       }
       const rule = (dir.ignore as IgnoreStack).match(relBytes, nameBytes, type === "dir");
-      if (rule && !rule.negated) continue;
+      if (rule && !rule.negated) {
+        if (type === "file") skipped.push({ path: rel, hidden, ignored: true });
+        continue;
+      }
+    }
+    if (hidden) {
+      skipped.push({ path: rel, hidden, ignored: false });
+      continue;
     }
     entries.push(new ScanEntry(root, rel, type));
     if (type === "dir") {
@@ -364,7 +388,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
       message: `line ${problem.line}: ${JSON.stringify(problem.pattern)} ${problem.message}`,
     });
   }
-  return { root, entries, warnings };
+  return { root, entries, warnings, skipped };
 }
 
 /** Which ignore-related entries a directory holds. */

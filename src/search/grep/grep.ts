@@ -15,8 +15,9 @@ import { Worker } from "node:worker_threads";
 import picomatch from "picomatch";
 import { FreshfsError, fromFsError, quoted } from "../../errors.js";
 import { absolutePath } from "../../io/paths.js";
+import type { ScanResult } from "../../scan/cache.js";
 import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pattern.js";
-import { resolveScanRoot, type ScanEntry } from "../../scan/walk.js";
+import { resolveScanRoot } from "../../scan/walk.js";
 import { checkedOptions, type SearchProgress, searchListing } from "../listing.js";
 import type { LineRecord, SearchMode } from "./engine.js";
 import { compilePattern } from "./pattern.js";
@@ -201,7 +202,17 @@ function expandBraces(glob: string): string[] {
  * the last matching glob wins, an excluded directory takes its files with it, and when any glob
  * includes, a file no glob matches is left out.
  */
-function globFilter(globs: readonly string[]): ((path: string) => boolean) | undefined {
+/** What the `-g` globs say of a file: an include glob took it, an exclude glob left it out, or none spoke. */
+type GlobVerdict = "include" | "exclude" | "none";
+
+interface GlobFilter {
+  /** The file is searched (when nothing else rules it out). */
+  readonly passes: (path: string) => boolean;
+  /** The verdict itself: an include glob overrides ignore rules and hiddenness, as in rg. */
+  readonly verdict: (path: string) => GlobVerdict;
+}
+
+function globFilter(globs: readonly string[]): GlobFilter | undefined {
   if (globs.length === 0) return undefined;
   const lines = globs.flatMap((glob) => {
     const negated = glob.startsWith("!");
@@ -216,16 +227,37 @@ function globFilter(globs: readonly string[]): ((path: string) => boolean) | und
     );
   }
   const includes = lines.some((line) => !line.startsWith("!"));
-  return (path) => {
+  // Written as ignore-file lines: a plain line is an include glob, a `!` line an exclude.
+  const verdict = (path: string): GlobVerdict => {
     const bytes = byteForm(path);
     for (let slash = bytes.indexOf("/"); slash !== -1; slash = bytes.indexOf("/", slash + 1)) {
       const dir = bytes.slice(0, slash);
       const rule = rules.match(dir.slice(dir.lastIndexOf("/") + 1), true, dir);
-      if (rule?.negated) return false;
+      if (rule?.negated) return "exclude";
     }
     const rule = rules.match(bytes.slice(bytes.lastIndexOf("/") + 1), false, bytes);
-    return rule ? !rule.negated : !includes;
+    if (!rule) return "none";
+    return rule.negated ? "exclude" : "include";
   };
+  return {
+    verdict,
+    passes: (path) => {
+      const said = verdict(path);
+      return said === "include" || (said === "none" && !includes);
+    },
+  };
+}
+
+/** Paths in listing order: component by component, siblings by UTF-16 code units. */
+function byListingOrder(a: string, b: string): number {
+  const x = a.split("/");
+  const y = b.split("/");
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const p = x[i] as string;
+    const q = y[i] as string;
+    if (p !== q) return p < q ? -1 : 1;
+  }
+  return x.length - y.length;
 }
 
 function typeFilter(types: readonly string[]): ((path: string) => boolean) | undefined {
@@ -492,7 +524,7 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
     word: options.word ?? false,
     multiline: options.multiline ?? false,
   });
-  const passesGlob = globFilter(list(options.glob, "glob"));
+  const globs = globFilter(list(options.glob, "glob"));
   const passesType = typeFilter(list(options.type, "type"));
   const includeNodeModules = options.includeNodeModules ?? true;
   if (options.signal?.aborted) throw new FreshfsError("ABORTED", "The search was aborted.");
@@ -512,17 +544,32 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
     candidates = [basename(target)];
   } else {
     root = resolveScanRoot(target);
-    const select = (entries: readonly ScanEntry[]) => {
+    const wanted = (path: string) => includeNodeModules || !/(^|\/)node_modules(\/|$)/.test(path);
+    const select = (listing: ScanResult) => {
       const out: string[] = [];
-      for (const entry of entries) {
+      for (const entry of listing.entries) {
         if (entry.type !== "file") continue;
         const path = entry.path;
-        if (!includeNodeModules && /(^|\/)node_modules(\/|$)/.test(path)) continue;
-        if (passesGlob && !passesGlob(path)) continue;
+        if (!wanted(path)) continue;
+        if (globs && !globs.passes(path)) continue;
         if (passesType && !passesType(path)) continue;
         out.push(path);
       }
-      return out;
+      // rg's overrides: a file an include glob names is searched though ignored or hidden, and
+      // one a type names though hidden (not though ignored); in directories walked, that is.
+      const before = out.length;
+      for (const file of listing.skipped) {
+        if (!wanted(file.path)) continue;
+        const typed = passesType ? passesType(file.path) : true;
+        const named = globs?.verdict(file.path) === "include";
+        const byType =
+          passesType !== undefined &&
+          file.hidden &&
+          !file.ignored &&
+          (globs?.passes(file.path) ?? true);
+        if (typed && (named || byType)) out.push(file.path);
+      }
+      return out.length === before ? out : out.sort(byListingOrder);
     };
     candidates = await searchListing(
       {
@@ -534,7 +581,7 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
         signal: options.signal,
         onProgress: options.onProgress,
       },
-      (listing) => select(listing.entries),
+      (listing) => select(listing),
       (files) => files.length === 0,
     );
   }
