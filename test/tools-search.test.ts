@@ -358,7 +358,8 @@ describe("grep", () => {
     const root = await tempTree(SOURCE);
     const ws = new Workspace({ roots: root });
     const params = { pattern: "alpha\\ntwo", output_mode: "content" } as const;
-    expect((await ws.grep(params)).text).toBe("No matches for alpha\\ntwo.");
+    // Without multiline a line break can never match: refused with the remedy, as rg does.
+    expect(await rejectsWith(ws.grep(params), "INVALID_PATTERN")).toContain("multiline");
     const result = await ws.grep({ ...params, multiline: true });
     expect(result.text).toBe("src/a.ts:2:alpha\nsrc/a.ts:3:two");
     expect((await ws.grep({ ...params, multiline: "true" })).text).toBe(result.text);

@@ -95,7 +95,14 @@ export async function findCommand(
     }),
   );
   if (common.json) json(result);
-  else out(result.matches.map((m) => (m.type === "dir" ? `${m.path}/` : m.path)));
+  else {
+    out(result.matches.map((m) => (m.type === "dir" ? `${m.path}/` : m.path)));
+    if (result.truncated) {
+      process.stderr.write(
+        `freshfs: the best ${result.matches.length} of ${result.totalMatches} matches; --limit N shows more\n`,
+      );
+    }
+  }
   return result.totalMatches > 0 ? 0 : 1;
 }
 

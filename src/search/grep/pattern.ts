@@ -257,6 +257,16 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
   if (typeof pattern !== "string") {
     throw new FreshfsError("INVALID_PATTERN", "The search pattern must be a string.");
   }
+  // Lines never hold a line break: such a pattern could only ever fail, silently (rg refuses it).
+  if (
+    !options.multiline &&
+    (pattern.includes("\n") || (!options.fixedStrings && /(^|[^\\])(\\\\)*\\n/.test(pattern)))
+  ) {
+    throw new FreshfsError(
+      "INVALID_PATTERN",
+      `The pattern ${quoted(pattern)} matches a line break, which no single line holds; search with multiline (-U) to match across lines.`,
+    );
+  }
   const ignoreCase =
     options.ignoreCase || (options.smartCase && !hasUpperCase(pattern, options.fixedStrings));
   const base = options.fixedStrings ? escapeRegex(pattern) : withLineSemantics(pattern);
