@@ -44,6 +44,16 @@ function paths(result: ScanResult, type?: "file" | "dir" | "symlink"): string[] 
 }
 
 describe.each(Object.entries(MODES))("listing (%s)", (_mode, scan) => {
+  it("never lists freshfs's temp files (a write in flight, or one a killed process left)", async () => {
+    const root = await tempTree({
+      "a.txt": "a",
+      ".a.txt.freshfs-0123456789ab.tmp": "half",
+      ".a.txt.freshfs-nothex.tmp": "not ours",
+    });
+    const result = await scan(root, { includeHidden: true });
+    expect(paths(result)).toEqual([".a.txt.freshfs-nothex.tmp", "a.txt"]);
+  });
+
   it("lists files, directories and symlinks sorted by path, never following links", async () => {
     const root = await tempTree({
       "b.txt": "b",

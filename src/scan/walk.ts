@@ -98,6 +98,13 @@ export interface SkippedFile {
   readonly ignored: boolean;
 }
 
+/** The name `tools/atomic` gives a temp file: `.<name>.freshfs-<12 hex digits>.tmp`. */
+const FRESHFS_TEMP = /^\..+\.freshfs-[0-9a-f]{12}\.tmp$/;
+
+export function isFreshfsTemp(name: string): boolean {
+  return name.endsWith(".tmp") && FRESHFS_TEMP.test(name);
+}
+
 /** How long the walker may hold the event loop before it yields. */
 const SLICE_MS = 10;
 
@@ -348,7 +355,8 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     }
     const name = dirent.name;
     // `.git` is always pruned: a directory in a repository, a "gitdir:" file in a work tree.
-    if (name === ".git") continue;
+    // A freshfs temp file is half of a write in flight, or left by a killed one: never content.
+    if (name === ".git" || isFreshfsTemp(name)) continue;
     const hidden = !options.includeHidden && name.charCodeAt(0) === 0x2e;
     if (hidden && !dirent.isFile()) continue;
     const type = typeOf(dirent);

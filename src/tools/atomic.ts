@@ -10,7 +10,8 @@ import { errnoOf, fromFsError } from "../errors.js";
 
 /**
  * The temp file's name: hidden, and marked as freshfs's own (`.name.freshfs-<random>.tmp`), so
- * one left behind by a killed process is recognizable.
+ * one left behind by a killed process is recognizable; listings never show it
+ * (`isFreshfsTemp` in scan/walk).
  */
 function tempPathFor(target: string): string {
   return join(
