@@ -6,9 +6,9 @@
  * Exit status as ripgrep's: 0 when something was found, 1 when nothing was, 2 on an error,
  * which is one line on stderr naming the input that was wrong.
  */
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { FreshfsError } from "../index.js";
+import { packageVersion } from "../version.js";
 import {
   badInput,
   type Common,
@@ -128,12 +128,6 @@ const OPTIONS = {
 
 const GREP_ONLY = ["i", "S", "F", "w", "c", "l", "A", "B", "C", "g", "t", "U", "M"] as const;
 
-function version(): string {
-  // dist/cli/main.js and src/cli/main.ts both sit two levels below package.json.
-  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
-  return String(manifest.version);
-}
-
 function number(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw badInput(`${flag} needs a whole number, not '${value}'.`);
@@ -164,7 +158,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (command === "--version" || command === "-V") {
-    process.stdout.write(`${version()}\n`);
+    process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
   if (!(command in HELP) || command === "main") {

@@ -4,7 +4,6 @@
  * model can act on, and a client's roots narrowing (never widening) the server's. Logs go to
  * stderr only: stdout is the protocol. Depends on the library's public surface.
  */
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -17,6 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { FreshfsError, type GuardPolicy, type PartialReadPolicy, Workspace } from "../index.js";
+import { packageVersion } from "../version.js";
 import { TOOLS } from "./tools.js";
 
 export interface FreshfsServerOptions {
@@ -30,11 +30,6 @@ export interface FreshfsServerOptions {
 
 function log(message: string): void {
   process.stderr.write(`freshfs mcp: ${message}\n`);
-}
-
-function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
-  return String(manifest.version);
 }
 
 // A client that declared roots but does not answer must not hold every tool call for the
@@ -61,7 +56,7 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
   // The SDK's low-level Server rather than McpServer: McpServer checks arguments against the
   // zod schemas before a handler sees them, which would refuse what the Workspace accepts.
   const server = new Server(
-    { name: "freshfs", version: version() },
+    { name: "freshfs", version: packageVersion() },
     {
       capabilities: { tools: {} },
       instructions:
