@@ -9,6 +9,7 @@ import {
   GLOB_DEFAULT_LIMIT,
   GREP_DEFAULT_HEAD_LIMIT,
   GREP_MAX_COLUMNS,
+  GREP_TIMEOUT_MS,
   MAX_FILE_BYTES,
   READ_DEFAULT_LIMIT,
   READ_MAX_LINE_CHARS,
@@ -189,7 +190,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "grep",
     title: "Search file contents",
-    description: `Searches file contents with a regular expression (JavaScript syntax; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file. At most ${GREP_DEFAULT_HEAD_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_MAX_COLUMNS} characters.`,
+    description: `Searches file contents with a regular expression (JavaScript syntax; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file. At most ${GREP_DEFAULT_HEAD_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_MAX_COLUMNS} characters. A search stops after ${GREP_TIMEOUT_MS / 1000} s with what it found, flagged partial; files the regex runs too long on are skipped and listed.`,
     input: z.object({
       pattern: z.string().describe("The regular expression (or literal text with fixed_strings)."),
       path: z.string().optional().describe("A directory or file to search. Default: every root."),
@@ -224,6 +225,7 @@ export const TOOLS: readonly ToolSpec[] = [
       total: z.number(),
       truncated: z.boolean(),
       partial: z.boolean(),
+      skipped: z.array(z.string()),
     }),
     readOnly: true,
     call: (ws, args) => ws.grep(args),

@@ -118,6 +118,8 @@ function requiredExtension(pattern: string): string | undefined {
 }
 
 const MAX_STARS_PER_NAME = 3;
+const MAX_PATTERN_LENGTH = 1024;
+const MAX_BRACE_GROUPS = 16;
 
 const matchers = new Map<string, (path: string) => boolean>();
 // Agents repeat patterns: compiled matchers are kept, a few dozen at most.
@@ -151,6 +153,8 @@ function matcherFor(pattern: string, dot: boolean): (path: string) => boolean {
   } else {
     matcher = picomatch(pattern, { dot, basename: !pattern.includes("/") });
   }
+  // V8 compiles a regex when it first runs: a pattern too large for it fails here, typed.
+  matcher("");
   if (matchers.size >= MATCHER_CACHE) matchers.delete(matchers.keys().next().value as string);
   matchers.set(key, matcher);
   return matcher;
@@ -193,6 +197,22 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
     throw invalidPattern(String(pattern), "it is empty");
   }
   const root = resolveScanRoot(options.path ?? process.cwd());
+  // picomatch compiles to backtracking regexes, and parses nested braces in time by the square
+  // of their depth: a model's pattern never needs more than these (measured: 24 groups of
+  // `{?,?}` took seconds, 40 never ended).
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    throw invalidPattern(
+      pattern,
+      `it is ${pattern.length} characters long; patterns are at most ${MAX_PATTERN_LENGTH}`,
+    );
+  }
+  const braces = pattern.split("{").length - 1;
+  if (braces > MAX_BRACE_GROUPS) {
+    throw invalidPattern(
+      pattern,
+      `more than ${MAX_BRACE_GROUPS} brace groups could take minutes to match; use fewer`,
+    );
+  }
   const normalized = normalizePattern(pattern, root);
   const fileType = options.fileType ?? "file";
   if (!["file", "dir", "symlink", "any"].includes(fileType)) {

@@ -4,9 +4,11 @@
  * the new ones, never a mix. Depends on `errors`.
  */
 import { randomBytes } from "node:crypto";
-import { link, open, rename, unlink } from "node:fs/promises";
+import { linkSync, lstatSync, readdirSync, realpathSync, renameSync, unlinkSync } from "node:fs";
+import { open, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { errnoOf, fromFsError } from "../errors.js";
+import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
+import { isFreshfsTemp } from "../scan/walk.js";
 
 /**
  * The temp file's name: hidden, and marked as freshfs's own (`.name.freshfs-<random>.tmp`), so
@@ -36,6 +38,13 @@ export interface AtomicWriteOptions {
    * abandons the write and leaves the target untouched.
    */
   beforeCommit?: (() => Promise<void>) | undefined;
+  /**
+   * Runs synchronously right before a synchronous rename, nothing awaited in between: the
+   * check that the target still holds the bytes the new ones were computed from. An async
+   * check and rename each wait in libuv's queue, and under load another process's write
+   * landed in that gap (milliseconds, measured) and was overwritten unseen.
+   */
+  verifyNow?: (() => void) | undefined;
 }
 
 /** Writes `bytes` to `target` (a canonical path: writes land on it, not on a link to it). */
@@ -49,6 +58,15 @@ export async function writeAtomic(
   try {
     const handle = await open(temp, "wx", options.mode ?? 0o666);
     try {
+      // The temp file went where the directory's path leads now: if a symbolic link was put
+      // on the way since it was resolved, that is outside; write nothing there.
+      if (realpathSync.native(dirname(target)) !== dirname(target)) {
+        throw new FreshfsError(
+          "STALE",
+          `The directory of ${target} changed (a symbolic link was put on its way) while it was being written; nothing was written. Check the path, then retry.`,
+          { path: target },
+        );
+      }
       await handle.writeFile(bytes);
       // open()'s mode passes through the umask; the file's own mode must not.
       const owner = options.owner;
@@ -64,10 +82,11 @@ export async function writeAtomic(
       await handle.close();
     }
     await options.beforeCommit?.();
+    options.verifyNow?.();
     if (options.exclusive) {
-      await commitExclusive(temp, target);
+      commitExclusive(temp, target);
     } else {
-      await rename(temp, target);
+      renameSync(temp, target);
       committed = true;
     }
   } catch (error) {
@@ -82,14 +101,40 @@ export async function writeAtomic(
  * atomically (rename would replace it). Where hard links are not supported, a rename after
  * the caller's check is the best left.
  */
-async function commitExclusive(temp: string, target: string): Promise<void> {
+function commitExclusive(temp: string, target: string): void {
   try {
-    await link(temp, target);
+    linkSync(temp, target);
   } catch (error) {
     const errno = errnoOf(error);
     if (errno !== "EPERM" && errno !== "ENOTSUP" && errno !== "EOPNOTSUPP" && errno !== "EXDEV") {
       throw error;
     }
-    await rename(temp, target);
+    renameSync(temp, target);
+  }
+}
+
+// A temp file this old is no write in flight (a write takes milliseconds): one left by a
+// process killed mid-write, removed when the same file is next written.
+const STALE_TEMP_MS = 60_000;
+
+/** Removes temp files of `target` that a killed writer left behind. */
+export function removeLeftTemps(target: string): void {
+  const dir = dirname(target);
+  const prefix = `.${basename(target)}.freshfs-`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !isFreshfsTemp(name)) continue;
+    try {
+      const path = join(dir, name);
+      if (now - lstatSync(path).mtimeMs > STALE_TEMP_MS) unlinkSync(path);
+    } catch {
+      // Gone already, or not ours to remove: either way nothing to do.
+    }
   }
 }

@@ -4,14 +4,14 @@
  * tracker's record of the new bytes, and the scan cache told. Depends on `state/`, `scan/`,
  * `errors` and `tools/`.
  */
-import { type BigIntStats, realpathSync } from "node:fs";
+import { accessSync, type BigIntStats, constants, readFileSync, realpathSync } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { errnoOf, FreshfsError, fromFsError, isGone } from "../errors.js";
 import { invalidateFsScanAfterWrite } from "../scan/cache.js";
 import { countLines, describeNonFile, hexDigest, sha256 } from "../state/snapshot.js";
 import type { FileStateTracker, GuardPolicy, PartialReadPolicy } from "../state/tracker.js";
-import { writeAtomic } from "./atomic.js";
+import { removeLeftTemps, writeAtomic } from "./atomic.js";
 import { MAX_FILE_BYTES } from "./limits.js";
 import type { ConfinedPath, Roots } from "./roots.js";
 
@@ -135,6 +135,14 @@ export async function commitWrite(
   const before = context.tracker.latest(target.lexical);
   if (!current.exists) {
     await makeParents(target.real, target.lexical);
+  } else {
+    // A rename replaces a file the process may not write (its directory allows it): ask, as
+    // an in-place write would be refused.
+    try {
+      accessSync(target.real, constants.W_OK);
+    } catch (error) {
+      throw fromFsError(error, "write", target.lexical);
+    }
   }
   const directory = dirname(target.real);
   await writeAtomic(target.real, bytes, {
@@ -155,7 +163,20 @@ export async function commitWrite(
         if (!warnings.includes(warning)) warnings.push(warning);
       }
     },
+    // The guard compares the disk with the latest read, which a concurrent read may have
+    // moved on; this compares it with the bytes this edit was computed from. Under either
+    // policy: a change made while the edit ran was seen by nobody, and would be lost.
+    verifyNow: () => {
+      if (current.exists && !sameBytesOnDisk(target.real, current.bytes)) {
+        throw new FreshfsError(
+          "STALE",
+          `${target.lexical} changed on disk while the edit was being written; nothing was written. Read it again, then retry.`,
+          { path: target.lexical },
+        );
+      }
+    },
   });
+  removeLeftTemps(target.real);
   if (context.partialReads === "allow-within-window" && before?.partial) {
     // An edit inside a window does not show the rest of the file: the record stays a window,
     // moved by the lines the edit added or removed.
@@ -186,5 +207,13 @@ export async function makeParents(path: string, shown: string): Promise<void> {
       );
     }
     throw fromFsError(error, "create the directory of", shown);
+  }
+}
+
+function sameBytesOnDisk(path: string, bytes: Buffer): boolean {
+  try {
+    return readFileSync(path).equals(bytes);
+  } catch {
+    return false;
   }
 }

@@ -7,9 +7,9 @@ import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { DIFF_CONTEXT_LINES } from "./limits.js";
 import { LineIndex, toLf } from "./text.js";
 
-// A line diff of two large, very different texts is quadratic; past this the diff is left out
-// rather than the caller kept waiting.
-const DIFF_TIMEOUT_MS = 1000;
+// A line diff of two large, very different texts is quadratic, and it runs on the event loop
+// (an MCP server's other calls wait): past this the diff is left out.
+const DIFF_TIMEOUT_MS = 100;
 
 /** `--- name` / `+++ name` and hunks; undefined when the texts are too different to diff in time. */
 export function unifiedDiff(name: string, before: string, after: string): string | undefined {

@@ -4,8 +4,9 @@
  * and moves the guard's knowledge of the file with it. Depends on `tools/`, `state/`, `scan/`.
  */
 import type { BigIntStats } from "node:fs";
-import { link, lstat, rename, unlink } from "node:fs/promises";
-import { sep } from "node:path";
+import { linkSync, lstatSync, realpathSync, renameSync, unlinkSync } from "node:fs";
+import { lstat } from "node:fs/promises";
+import { dirname, sep } from "node:path";
 import { errnoOf, FreshfsError, fromFsError, isGone } from "../errors.js";
 import { invalidateFsScanAfterDelete, invalidateFsScanAfterRename } from "../scan/cache.js";
 import { withPathLock } from "../state/lock.js";
@@ -78,8 +79,9 @@ export async function deleteTool(context: ToolContext, input: DeleteParams): Pro
     }
     // A link is removed, not its target: its content survives, so only a file needs a read.
     const warnings = entry.isSymbolicLink() ? [] : await checkGuard(context, target);
+    assertParentUnchanged(target.entry, shown);
     try {
-      await unlink(target.entry);
+      unlinkSync(target.entry);
     } catch (error) {
       throw fromFsError(error, "delete", shown);
     }
@@ -98,14 +100,14 @@ export async function renameTool(context: ToolContext, input: RenameParams): Pro
   const fromPath = args.requiredText("from", ["source", "old_path", "oldPath"]);
   const toPath = args.requiredText("to", ["destination", "new_path", "newPath"]);
   const overwrite = args.boolean("overwrite") ?? false;
+  const from = context.roots.confineEntry(fromPath, "from");
+  const to = context.roots.confineEntry(toPath, "to");
   if (toPath.endsWith("/") || toPath.endsWith(sep)) {
     throw new FreshfsError(
       "INVALID_ARGUMENT",
       `rename: to ${toPath} ends with a slash; give the whole new path, name included (dir/name).`,
     );
   }
-  const from = context.roots.confineEntry(fromPath, "from");
-  const to = context.roots.confineEntry(toPath, "to");
   const fromShown = context.roots.display(from.lexical);
   const toShown = context.roots.display(to.lexical);
   if (from.entry === to.entry) {
@@ -115,10 +117,16 @@ export async function renameTool(context: ToolContext, input: RenameParams): Pro
     );
   }
   if (to.entry.startsWith(`${from.entry}${sep}`)) {
-    throw new FreshfsError(
-      "INVALID_ARGUMENT",
-      `rename: ${toShown} is inside ${fromShown}; a directory cannot be moved into itself.`,
-    );
+    const isDir = lstatSync(from.entry, { throwIfNoEntry: false })?.isDirectory() ?? false;
+    throw isDir
+      ? new FreshfsError(
+          "INVALID_ARGUMENT",
+          `rename: ${toShown} is inside ${fromShown}; a directory cannot be moved into itself.`,
+        )
+      : new FreshfsError(
+          "NOT_A_DIRECTORY",
+          `rename: ${fromShown} is not a directory, so nothing can be put under it (${toShown}).`,
+        );
   }
   return withPathLock([from.real, to.real], async () => {
     context.roots.reconfine(fromPath, from, "from");
@@ -196,18 +204,22 @@ async function move(
   replacing: boolean,
   shown: string,
 ): Promise<void> {
+  const existing = replacing ? await lstat(to.entry, { bigint: true }) : undefined;
+  // From here on nothing is awaited: the directories were just checked, and the calls follow.
+  assertParentUnchanged(from.entry, shown);
+  assertParentUnchanged(to.entry, shown);
   try {
-    if (replacing && sameFile(source, await lstat(to.entry, { bigint: true }))) {
+    if (existing && sameFile(source, existing)) {
       // Two names of one file: rename(2) does nothing then, so the old name is removed.
-      await unlink(from.entry);
+      unlinkSync(from.entry);
       return;
     }
     if (replacing || source.isDirectory()) {
-      await rename(from.entry, to.entry);
+      renameSync(from.entry, to.entry);
       return;
     }
     try {
-      await link(from.entry, to.entry);
+      linkSync(from.entry, to.entry);
     } catch (error) {
       const errno = errnoOf(error);
       if (errno === "EEXIST") throw error;
@@ -220,10 +232,20 @@ async function move(
         throw error;
       }
       // No hard links here (some file systems): rename, after the check above.
-      await rename(from.entry, to.entry);
+      renameSync(from.entry, to.entry);
       return;
     }
-    await unlink(from.entry);
+    try {
+      unlinkSync(from.entry);
+    } catch (error) {
+      // The old name cannot go (a read-only directory): take the new one back, move nothing.
+      try {
+        unlinkSync(to.entry);
+      } catch {
+        // Nothing more can be undone; the error below says the rename failed.
+      }
+      throw error;
+    }
   } catch (error) {
     if (errnoOf(error) === "EEXIST") {
       throw new FreshfsError(
@@ -233,6 +255,27 @@ async function move(
       );
     }
     throw fromFsError(error, "rename", shown);
+  }
+}
+
+/**
+ * The directory holding `entry` still resolves to itself (it was resolved when the path was
+ * confined): a directory on the way swapped for a symbolic link would carry the call outside.
+ */
+function assertParentUnchanged(entry: string, shown: string): void {
+  const parent = dirname(entry);
+  let now: string;
+  try {
+    now = realpathSync.native(parent);
+  } catch (error) {
+    throw fromFsError(error, "resolve the directory of", shown);
+  }
+  if (now !== parent) {
+    throw new FreshfsError(
+      "STALE",
+      `The directory of ${shown} changed (a symbolic link was put on its way) while the call ran; nothing was changed. Check the path, then retry.`,
+      { path: entry },
+    );
   }
 }
 

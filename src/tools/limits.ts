@@ -31,3 +31,8 @@ export const DIFF_CONTEXT_LINES = 3;
 export const NO_MATCH_CANDIDATES = 3;
 /** Line numbers listed when an edit's old text is found more than once. */
 export const AMBIGUOUS_LINES_SHOWN = 10;
+/**
+ * The grep tool's whole budget: well inside an MCP client's usual request timeout (60 s), so
+ * the caller gets the partial answer rather than a timeout.
+ */
+export const GREP_TIMEOUT_MS = 30_000;

@@ -5,7 +5,7 @@
  */
 import { statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { FreshfsError, fromFsError } from "../errors.js";
+import { FreshfsError, fromFsError, quoted } from "../errors.js";
 import { nodeFs } from "../io/fs.js";
 import { canonicalPath } from "../io/paths.js";
 
@@ -16,6 +16,8 @@ export interface ConfinedPath {
   /** Canonical: symlinks resolved. Locks, writes and renames act on this. */
   readonly real: string;
 }
+
+const MAX_PATH_BYTES = 4096;
 
 function within(path: string, root: string): boolean {
   if (path === root) return true;
@@ -88,6 +90,14 @@ export class Roots {
     }
     const lexical = resolve(first, path);
     if (!this.#inside(lexical)) throw this.#outside(path, lexical);
+    // Linux's PATH_MAX: the kernel refuses longer paths anyway, and resolving one component at
+    // a time costs time (and stack) by the square of the length.
+    if (Buffer.byteLength(path) > MAX_PATH_BYTES) {
+      throw new FreshfsError(
+        "INVALID_ARGUMENT",
+        `${param} is ${Buffer.byteLength(path)} bytes long; paths are at most ${MAX_PATH_BYTES}: ${quoted(path)}.`,
+      );
+    }
     // The kernel's resolution of the path as written: `link/..` is the parent of the link's
     // target, which folding `..` as text (above) does not see.
     const written = isAbsolute(path) ? path : `${first}${sep}${path}`;
@@ -140,13 +150,14 @@ export class Roots {
    * drop the slash and act on a file of that name.
    */
   confineFile(path: string, param = "file_path"): ConfinedPath {
+    const confined = this.confine(path, param);
     if ((path.endsWith("/") || path.endsWith(sep)) && path.replace(/\/+$/, "") !== "") {
       throw new FreshfsError(
         "NOT_A_FILE",
         `${param} ${path} ends with a slash, so it names a directory; give the path of a file.`,
       );
     }
-    return this.confine(path, param);
+    return confined;
   }
 
   /**
@@ -209,9 +220,10 @@ export class Roots {
     const roots = this.given.join(", ");
     const where =
       landsAt === resolve(this.given[0] as string, path) ? "" : ` (it resolves to ${landsAt})`;
+    const named = path.length > 200 ? quoted(path) : path;
     return new FreshfsError(
       "OUTSIDE_ROOT",
-      `${path} is outside the workspace${where}. Only paths under ${roots} can be used.`,
+      `${named} is outside the workspace${where}. Only paths under ${roots} can be used.`,
       { path: landsAt },
     );
   }

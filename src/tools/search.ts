@@ -16,6 +16,7 @@ import {
   GLOB_DEFAULT_LIMIT,
   GREP_DEFAULT_HEAD_LIMIT,
   GREP_MAX_COLUMNS,
+  GREP_TIMEOUT_MS,
 } from "./limits.js";
 
 export interface GlobParams {
@@ -82,7 +83,10 @@ export interface GrepToolResult {
   /** Records found (at least; the search stops once the page is full). */
   readonly total: number;
   readonly truncated: boolean;
+  /** The search ran out of time: only part of the answer. */
   readonly partial: boolean;
+  /** Files not searched: the regex ran too long on them, or they could not be read or are too large. */
+  readonly skipped: readonly string[];
   readonly text: string;
 }
 
@@ -259,6 +263,7 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
   const perFiles: { items: string[]; total: number }[] = [];
   const perCounts: { items: { path: string; count: number }[]; total: number }[] = [];
   let partial = false;
+  const skipped: string[] = [];
   const notes: string[] = [];
   for (const base of searchRoots(context, path)) {
     const result: GrepResult = await grep(pattern, {
@@ -275,6 +280,7 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
       outputMode: mode,
       headLimit: offset + limit,
       maxColumns: GREP_MAX_COLUMNS,
+      timeoutMs: GREP_TIMEOUT_MS,
     });
     // Relative to the directory searched (a file's own directory when `path` is a file).
     const name = (p: string) => shownUnder(context, result.root, p);
@@ -296,6 +302,12 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
       total: mode === "count" ? result.totalRecords : 0,
     });
     partial ||= result.partial;
+    skipped.push(
+      ...result.skipped.timedOut.map(name),
+      ...result.skipped.tooLarge.map((f) => name(f.path)),
+      ...result.skipped.unreadable.map((f) => name(f.path)),
+      ...result.skipped.failed.map((f) => name(f.path)),
+    );
     notes.push(...skippedNotes(result, name));
   }
 
@@ -343,6 +355,7 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
     total: shown.total,
     truncated: shown.truncated,
     partial,
+    skipped,
     text,
   };
 }
@@ -366,6 +379,5 @@ function skippedNotes(result: GrepResult, name: (p: string) => string): string[]
   if (failed.length > 0) {
     notes.push(`(Skipped, the regex failed on: ${failed.map((f) => name(f.path)).join(", ")}.)`);
   }
-  for (const warning of result.warnings) notes.push(`(${warning})`);
   return notes;
 }

@@ -216,7 +216,16 @@ function globFilter(globs: readonly string[]): GlobFilter | undefined {
   if (globs.length === 0) return undefined;
   const lines = globs.flatMap((glob) => {
     const negated = glob.startsWith("!");
-    return expandBraces(negated ? glob.slice(1) : glob).map((one) => (negated ? `!${one}` : one));
+    try {
+      return expandBraces(negated ? glob.slice(1) : glob).map((one) => (negated ? `!${one}` : one));
+    } catch (error) {
+      // Name the glob as the caller wrote it, not the half-expanded one the recursion held.
+      if (!(error instanceof FreshfsError)) throw error;
+      throw new FreshfsError(
+        "INVALID_PATTERN",
+        `The glob ${quoted(glob)} expands to more than ${MAX_EXPANSIONS} patterns.`,
+      );
+    }
   });
   const rules = IgnoreFile.compile(lines.join("\n"), "glob");
   if (rules.problems.length > 0) {
@@ -286,7 +295,10 @@ const idle: Worker[] = [];
 
 function startWorker(): Worker {
   const built = new URL("./worker.js", import.meta.url);
-  if (!import.meta.url.endsWith(".ts")) return new Worker(built);
+  // The parent's flags, less `--input-type` (a host started with `node --input-type=module -e`),
+  // which a worker refuses to start with.
+  const execArgv = process.execArgv.filter((flag) => !flag.startsWith("--input-type"));
+  if (!import.meta.url.endsWith(".ts")) return new Worker(built, { execArgv });
   // Running from the TypeScript sources (the tests): the worker is TypeScript too. tsx's loader
   // does not carry over into worker threads by itself, so a bootstrap registers it first.
   const tsx = import.meta.resolve("tsx/esm/api");
