@@ -1242,7 +1242,12 @@ describe("a path that vanishes mid-operation", () => {
           (error: unknown) => ({ result: undefined, error }),
         );
         await turns(round);
-        await rm(join(root, removes === "dir" ? "d" : "d/f.txt"), { recursive: true, force: true });
+        // Retried: the write under test may put its temp file in `d` while rm empties it.
+        await rm(join(root, removes === "dir" ? "d" : "d/f.txt"), {
+          recursive: true,
+          force: true,
+          maxRetries: 5,
+        });
         const { result, error } = await pending;
         const outcome =
           error === undefined ? "ok" : error instanceof FreshfsError ? error.code : String(error);

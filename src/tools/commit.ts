@@ -5,7 +5,7 @@
  * `errors` and `tools/`.
  */
 import { accessSync, type BigIntStats, constants, readFileSync, realpathSync } from "node:fs";
-import { mkdir, readFile, stat } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { errnoOf, FreshfsError, fromFsError, isGone } from "../errors.js";
 import { invalidateFsScanAfterWrite } from "../scan/cache.js";
@@ -13,7 +13,7 @@ import { countLines, describeNonFile, hexDigest, sha256 } from "../state/snapsho
 import type { FileStateTracker, GuardPolicy, PartialReadPolicy } from "../state/tracker.js";
 import { removeLeftTemps, writeAtomic } from "./atomic.js";
 import { MAX_FILE_BYTES } from "./limits.js";
-import type { ConfinedPath, Roots } from "./roots.js";
+import { type ConfinedPath, type Roots, readConfined } from "./roots.js";
 
 /** What every tool works with: the roots, the guard and its policy. */
 export interface ToolContext {
@@ -68,7 +68,7 @@ export async function readCurrent(
   }
   if (stats.size > BigInt(MAX_FILE_BYTES)) throw tooLarge(shown, Number(stats.size));
   try {
-    const bytes = await readFile(target.real);
+    const bytes = readConfined(target.real);
     return {
       exists: true,
       bytes,

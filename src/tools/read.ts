@@ -3,7 +3,7 @@
  * one models are trained on), recorded in the guard. Depends on `tools/`, `state/`, `errors`.
  */
 import { readdirSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { basename, dirname, extname } from "node:path";
 import { FreshfsError, fromFsError, isGone } from "../errors.js";
 import { describeNonFile } from "../state/snapshot.js";
@@ -15,7 +15,7 @@ import {
   READ_MAX_LINE_CHARS,
   READ_MAX_OUTPUT_BYTES,
 } from "./limits.js";
-import type { ConfinedPath } from "./roots.js";
+import { type ConfinedPath, readConfined } from "./roots.js";
 import { decode, isBinary, splitLines } from "./text.js";
 
 export interface ReadParams {
@@ -109,7 +109,7 @@ export async function readTool(context: ToolContext, input: ReadParams): Promise
   if (size > BigInt(MAX_FILE_BYTES)) throw tooLarge(shown, Number(size));
   let bytes: Buffer;
   try {
-    bytes = await readFile(target.real);
+    bytes = readConfined(target.real);
   } catch (error) {
     if (isGone(error)) throw notFound(context, target, shown, error);
     throw fromFsError(error, "read", shown);

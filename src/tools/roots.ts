@@ -3,7 +3,15 @@
  * inside a root as written (after `..` is folded) and where it really lands (symlinks resolved,
  * through the nearest existing ancestor for a path not created yet). Depends on `io/`, `errors`.
  */
-import { statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { FreshfsError, fromFsError, quoted } from "../errors.js";
 import { nodeFs } from "../io/fs.js";
@@ -238,5 +246,33 @@ export class Roots {
       if (within(path, root)) return relative(root, path).split(sep).join("/") || ".";
     }
     return path;
+  }
+}
+
+/**
+ * Reads the file at `real` (a confined, canonical path) whole, and proves the bytes came from
+ * there: the open descriptor's own path (Linux: /proc/self/fd) must be `real`. A directory on
+ * the way swapped for a symbolic link between confinement and the open would otherwise hand
+ * over a file outside the roots.
+ */
+export function readConfined(real: string): Buffer {
+  const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    let opened: string;
+    try {
+      opened = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      opened = realpathSync.native(real); // no /proc: the path's resolution now, the best left
+    }
+    if (opened !== real) {
+      throw new FreshfsError(
+        "STALE",
+        `${real} resolved elsewhere (${opened}) when it was opened: a symbolic link was put on its way. Check the path, then retry.`,
+        { path: real },
+      );
+    }
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
