@@ -4,10 +4,11 @@
  * the new ones, never a mix. Depends on `errors`.
  */
 import { randomBytes } from "node:crypto";
-import { linkSync, lstatSync, readdirSync, realpathSync, renameSync, unlinkSync } from "node:fs";
-import { open, unlink } from "node:fs/promises";
+import { linkSync, lstatSync, readdirSync, renameSync, unlinkSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
+import { errnoOf, fromFsError } from "../errors.js";
+import { HeldDirectory } from "../io/held.js";
 import { isFreshfsTemp } from "../scan/walk.js";
 
 /**
@@ -53,20 +54,15 @@ export async function writeAtomic(
   bytes: Uint8Array,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
-  const temp = tempPathFor(target);
+  // Every step goes through the directory held open: one swapped for a link meanwhile can
+  // neither receive the temp file nor the rename.
+  const held = HeldDirectory.open(dirname(target), target);
+  const tempName = basename(tempPathFor(target));
+  const temp = held.entry(tempName);
   let committed = false;
   try {
     const handle = await open(temp, "wx", options.mode ?? 0o666);
     try {
-      // The temp file went where the directory's path leads now: if a symbolic link was put
-      // on the way since it was resolved, that is outside; write nothing there.
-      if (realpathSync.native(dirname(target)) !== dirname(target)) {
-        throw new FreshfsError(
-          "STALE",
-          `The directory of ${target} changed (a symbolic link was put on its way) while it was being written; nothing was written. Check the path, then retry.`,
-          { path: target },
-        );
-      }
       await handle.writeFile(bytes);
       // open()'s mode passes through the umask; the file's own mode must not.
       const owner = options.owner;
@@ -83,16 +79,24 @@ export async function writeAtomic(
     }
     await options.beforeCommit?.();
     options.verifyNow?.();
+    const final = held.entry(basename(target));
     if (options.exclusive) {
-      commitExclusive(temp, target);
+      commitExclusive(temp, final);
     } else {
-      renameSync(temp, target);
+      renameSync(temp, final);
       committed = true;
     }
   } catch (error) {
     throw fromFsError(error, "write", target);
   } finally {
-    if (!committed) await unlink(temp).catch(() => undefined);
+    if (!committed) {
+      try {
+        unlinkSync(temp);
+      } catch {
+        // Never created, or renamed away: nothing to remove.
+      }
+    }
+    held.close();
   }
 }
 

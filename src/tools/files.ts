@@ -4,10 +4,11 @@
  * and moves the guard's knowledge of the file with it. Depends on `tools/`, `state/`, `scan/`.
  */
 import type { BigIntStats } from "node:fs";
-import { linkSync, lstatSync, realpathSync, renameSync, unlinkSync } from "node:fs";
+import { linkSync, lstatSync, renameSync, unlinkSync } from "node:fs";
 import { lstat } from "node:fs/promises";
-import { dirname, sep } from "node:path";
+import { basename, dirname, sep } from "node:path";
 import { errnoOf, FreshfsError, fromFsError, isGone } from "../errors.js";
+import { HeldDirectory } from "../io/held.js";
 import { invalidateFsScanAfterDelete, invalidateFsScanAfterRename } from "../scan/cache.js";
 import { withPathLock } from "../state/lock.js";
 import { Args } from "./args.js";
@@ -79,11 +80,13 @@ export async function deleteTool(context: ToolContext, input: DeleteParams): Pro
     }
     // A link is removed, not its target: its content survives, so only a file needs a read.
     const warnings = entry.isSymbolicLink() ? [] : await checkGuard(context, target);
-    assertParentUnchanged(target.entry, shown);
+    const held = HeldDirectory.open(dirname(target.entry), shown);
     try {
-      unlinkSync(target.entry);
+      unlinkSync(held.entry(basename(target.entry)));
     } catch (error) {
       throw fromFsError(error, "delete", shown);
+    } finally {
+      held.close();
     }
     if (!entry.isSymbolicLink()) context.tracker.forget(target.lexical);
     invalidateFsScanAfterDelete(target.entry);
@@ -205,21 +208,29 @@ async function move(
   shown: string,
 ): Promise<void> {
   const existing = replacing ? await lstat(to.entry, { bigint: true }) : undefined;
-  // From here on nothing is awaited: the directories were just checked, and the calls follow.
-  assertParentUnchanged(from.entry, shown);
-  assertParentUnchanged(to.entry, shown);
+  // Both directories held open: one swapped for a link out cannot redirect the move.
+  const fromDir = HeldDirectory.open(dirname(from.entry), shown);
+  let toDir: HeldDirectory;
+  try {
+    toDir = HeldDirectory.open(dirname(to.entry), to.lexical);
+  } catch (error) {
+    fromDir.close();
+    throw error;
+  }
+  const oldName = fromDir.entry(basename(from.entry));
+  const newName = toDir.entry(basename(to.entry));
   try {
     if (existing && sameFile(source, existing)) {
       // Two names of one file: rename(2) does nothing then, so the old name is removed.
-      unlinkSync(from.entry);
+      unlinkSync(oldName);
       return;
     }
     if (replacing || source.isDirectory()) {
-      renameSync(from.entry, to.entry);
+      renameSync(oldName, newName);
       return;
     }
     try {
-      linkSync(from.entry, to.entry);
+      linkSync(oldName, newName);
     } catch (error) {
       const errno = errnoOf(error);
       if (errno === "EEXIST") throw error;
@@ -232,15 +243,15 @@ async function move(
         throw error;
       }
       // No hard links here (some file systems): rename, after the check above.
-      renameSync(from.entry, to.entry);
+      renameSync(oldName, newName);
       return;
     }
     try {
-      unlinkSync(from.entry);
+      unlinkSync(oldName);
     } catch (error) {
       // The old name cannot go (a read-only directory): take the new one back, move nothing.
       try {
-        unlinkSync(to.entry);
+        unlinkSync(newName);
       } catch {
         // Nothing more can be undone; the error below says the rename failed.
       }
@@ -255,27 +266,9 @@ async function move(
       );
     }
     throw fromFsError(error, "rename", shown);
-  }
-}
-
-/**
- * The directory holding `entry` still resolves to itself (it was resolved when the path was
- * confined): a directory on the way swapped for a symbolic link would carry the call outside.
- */
-function assertParentUnchanged(entry: string, shown: string): void {
-  const parent = dirname(entry);
-  let now: string;
-  try {
-    now = realpathSync.native(parent);
-  } catch (error) {
-    throw fromFsError(error, "resolve the directory of", shown);
-  }
-  if (now !== parent) {
-    throw new FreshfsError(
-      "STALE",
-      `The directory of ${shown} changed (a symbolic link was put on its way) while the call ran; nothing was changed. Check the path, then retry.`,
-      { path: entry },
-    );
+  } finally {
+    fromDir.close();
+    toDir.close();
   }
 }
 

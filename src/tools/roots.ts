@@ -3,18 +3,11 @@
  * inside a root as written (after `..` is folded) and where it really lands (symlinks resolved,
  * through the nearest existing ancestor for a path not created yet). Depends on `io/`, `errors`.
  */
-import {
-  closeSync,
-  constants,
-  openSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  statSync,
-} from "node:fs";
+import { closeSync, constants, openSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { FreshfsError, fromFsError, quoted } from "../errors.js";
 import { nodeFs } from "../io/fs.js";
+import { HeldDirectory } from "../io/held.js";
 import { canonicalPath } from "../io/paths.js";
 
 /** A tool path after the gate: where it is as written, and where it really lands. */
@@ -250,29 +243,23 @@ export class Roots {
 }
 
 /**
- * Reads the file at `real` (a confined, canonical path) whole, and proves the bytes came from
- * there: the open descriptor's own path (Linux: /proc/self/fd) must be `real`. A directory on
- * the way swapped for a symbolic link between confinement and the open would otherwise hand
- * over a file outside the roots.
+ * Reads the file at `real` (a confined, canonical path) whole, through its directory held open
+ * and without following a final symbolic link: a directory on the way swapped for a link
+ * between confinement and the open cannot hand over a file outside the roots.
  */
 export function readConfined(real: string): Buffer {
-  const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
+  const held = HeldDirectory.open(dirname(real), real);
   try {
-    let opened: string;
+    const fd = openSync(
+      held.entry(basename(real)),
+      constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW,
+    );
     try {
-      opened = readlinkSync(`/proc/self/fd/${fd}`);
-    } catch {
-      opened = realpathSync.native(real); // no /proc: the path's resolution now, the best left
+      return readFileSync(fd);
+    } finally {
+      closeSync(fd);
     }
-    if (opened !== real) {
-      throw new FreshfsError(
-        "STALE",
-        `${real} resolved elsewhere (${opened}) when it was opened: a symbolic link was put on its way. Check the path, then retry.`,
-        { path: real },
-      );
-    }
-    return readFileSync(fd);
   } finally {
-    closeSync(fd);
+    held.close();
   }
 }
