@@ -342,8 +342,10 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
   const stack: OpenDirectory[] = first ? [first] : [];
   let sinceCheck = 0;
   while (stack.length > 0) {
-    // The clock every 32 entries: an entry costs about a microsecond, or more against many rules.
-    if (++sinceCheck >= 32) {
+    // The clock every 4 entries: an entry costs about a microsecond, but against a .gitignore
+    // of 100,000 lines up to milliseconds (measured: 32 entries between looks held the event
+    // loop for a second); a look costs tens of nanoseconds.
+    if (++sinceCheck >= 4) {
       sinceCheck = 0;
       if (due()) await pause();
     }
