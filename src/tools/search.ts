@@ -4,7 +4,9 @@
  * notices that say how to page on, and paths relative to the root. Depends on `search/`,
  * `tools/`.
  */
-import { lstatSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { FreshfsError } from "../errors.js";
 import { fuzzyFind } from "../search/fuzzy.js";
 import { glob } from "../search/glob.js";
 import { formatGrepLines } from "../search/grep/format.js";
@@ -113,9 +115,25 @@ function searchRoots(context: ToolContext, path: string | undefined): string[] {
   if (path === undefined || path === "") {
     // None open: say so, rather than answer "no matches" about files that may well exist.
     if (context.roots.given.length === 0) context.roots.confine(".", "path");
-    return [...context.roots.given];
+    return [...context.roots.real];
   }
   return [context.roots.confine(path, "path").real];
+}
+
+/**
+ * The search ran where it was confined: the library resolves its path again, and a directory
+ * swapped for a symbolic link in between would have it list (and grep read) outside the roots.
+ * `base` may be a file (grep), searched from its directory.
+ */
+function assertSearchedAt(base: string, root: string): void {
+  if (root === base) return;
+  // A file searched from its directory (or removed since: nothing of it is shown then).
+  if (root === dirname(base) && !statSync(base, { throwIfNoEntry: false })?.isDirectory()) return;
+  throw new FreshfsError(
+    "STALE",
+    `${base} resolved to ${root} while it was searched (a symbolic link was put on its way); nothing from there is shown. Check the path, then retry.`,
+    { path: base },
+  );
 }
 
 /** A path found under `base`, as the model should see it. */
@@ -160,6 +178,7 @@ export async function globTool(context: ToolContext, input: GlobParams): Promise
       sortByMtime: true,
       maxResults: offset + limit,
     });
+    assertSearchedAt(base, result.root);
     perRoot.push({
       items: result.matches.map((m) => ({
         path: shownUnder(context, result.root, m),
@@ -211,6 +230,7 @@ export async function findTool(context: ToolContext, input: FindParams): Promise
   let total = 0;
   for (const base of searchRoots(context, path)) {
     const result = await fuzzyFind(query, { path: base, cache: context.cache, limit });
+    assertSearchedAt(base, result.root);
     total += result.totalMatches;
     for (const match of result.matches) {
       scored.push({
@@ -282,6 +302,7 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
       maxColumns: GREP_MAX_COLUMNS,
       timeoutMs: GREP_TIMEOUT_MS,
     });
+    assertSearchedAt(base, result.root);
     // Relative to the directory searched (a file's own directory when `path` is a file).
     const name = (p: string) => shownUnder(context, result.root, p);
     perLines.push({
