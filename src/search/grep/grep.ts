@@ -8,7 +8,7 @@
  * terminated and a new one goes on after it) and reported; past `timeoutMs` the search stops
  * and the result is flagged partial. Either way the process keeps serving.
  */
-import { closeSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, dirname } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -326,32 +326,12 @@ function releaseWorker(worker: Worker): void {
  * checks between files); one that does not answer in time is stuck in a regex, and is ended.
  * Batches it sent before stopping carry an old range id and are ignored.
  */
-/** Each worker's shared slots, for the descriptor a terminated worker left open. */
-const shared = new WeakMap<Worker, Int32Array>();
-
-/**
- * Ends a worker (stuck in a regex, or lost), then closes the file it held open: a descriptor
- * belongs to the process, not to the thread that opened it.
- */
-function endWorker(worker: Worker): void {
-  void worker.terminate().then(() => {
-    const slots = shared.get(worker);
-    const fd = slots ? Atomics.load(slots, 1) : -1;
-    if (fd < 0) return;
-    try {
-      closeSync(fd);
-    } catch {
-      // Closed already.
-    }
-  });
-}
-
 function retire(worker: Worker, withinMs: number): void {
   worker.removeAllListeners("message");
   worker.removeAllListeners("error");
   const timer = setTimeout(() => {
     worker.removeAllListeners("message");
-    endWorker(worker);
+    void worker.terminate();
   }, withinMs);
   timer.unref();
   worker.on("message", (message: unknown) => {
@@ -361,7 +341,7 @@ function retire(worker: Worker, withinMs: number): void {
   });
   worker.on("error", () => {
     clearTimeout(timer);
-    endWorker(worker);
+    void worker.terminate();
   });
   worker.postMessage("stop");
 }
@@ -489,13 +469,10 @@ async function runSearch(
   /** One worker's life: ranges from the queue until it empties, the search stops, or it is lost. */
   const runWorker = async (): Promise<void> => {
     while (!stopping && queue.length > 0) {
-      // [the file being searched, the descriptor the worker holds open (-1: none)]
-      const current = new SharedArrayBuffer(8);
+      const current = new SharedArrayBuffer(4);
       const currentFile = new Int32Array(current);
       currentFile[0] = -1;
-      currentFile[1] = -1;
       const worker = takeWorker();
-      shared.set(worker, currentFile);
       worker.postMessage({
         ...search,
         type: "setup",
@@ -523,7 +500,7 @@ async function runSearch(
       }
       if (ending === "done") releaseWorker(worker);
       else if (ending === "stop") retire(worker, budget.fileTimeoutMs);
-      else endWorker(worker);
+      else void worker.terminate();
       if (ending === "deadline") {
         collected.partial = true;
         stopping = true;

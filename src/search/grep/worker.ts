@@ -4,7 +4,7 @@
  * regex that backtracks without end can be stopped: the thread is terminated, which no code on
  * the main thread could do to a running `RegExp.exec`. Depends on `engine`.
  */
-import { closeSync, fstatSync, openSync, readlinkSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { parentPort, receiveMessageOnPort } from "node:worker_threads";
 import { type EngineSettings, type FileOutcome, type SearchMode, searchBuffer } from "./engine.js";
 
@@ -72,24 +72,14 @@ const FIRST_READ = 64 * 1024;
  * Given back when the worker goes idle (`release`).
  */
 let scratch = Buffer.allocUnsafe(FIRST_READ);
-let held = -1;
-let procFd = true;
-const GONE: WorkerOutcome = { kind: "unreadable", code: "ENOENT" };
 
-/**
- * Reads `path` whole. On success its descriptor stays open (`held`, published in the shared
- * slot so that a caller ending this worker can close it) until the file's outcome is known: a
- * file that matched is checked to be the one listed before its lines go out.
- */
-function read(path: string, maxFileSize: number, slots: Int32Array): Buffer | WorkerOutcome {
+function read(path: string, maxFileSize: number): Buffer | WorkerOutcome {
   let fd: number;
   try {
     fd = openSync(path, "r");
   } catch (error) {
     return { kind: "unreadable", code: (error as NodeJS.ErrnoException).code ?? "EIO" };
   }
-  held = fd;
-  Atomics.store(slots, 1, fd);
   try {
     const first = readSync(fd, scratch, 0, scratch.length, 0);
     // A short read is the whole file.
@@ -112,30 +102,8 @@ function read(path: string, maxFileSize: number, slots: Int32Array): Buffer | Wo
     return scratch.subarray(0, total);
   } catch (error) {
     return { kind: "unreadable", code: (error as NodeJS.ErrnoException).code ?? "EIO" };
-  }
-}
-
-/** Closes the file `read` left open: the slot first, so no one closes a number reused since. */
-function closeHeld(slots: Int32Array): void {
-  if (held < 0) return;
-  Atomics.store(slots, 1, -1);
-  closeSync(held);
-  held = -1;
-}
-
-/**
- * Whether the open descriptor is the file at `path`: a directory on the way swapped for a
- * symbolic link since the walk would hand over a file outside the root. Asked only of files
- * that matched (asking of every file cost 20-30% of grep's time, measured); Linux names a
- * descriptor's file in /proc, and where it cannot, the listing is trusted.
- */
-function isListedFile(fd: number, path: string): boolean {
-  if (!procFd) return true;
-  try {
-    return readlinkSync(`/proc/self/fd/${fd}`) === path;
-  } catch {
-    procFd = false;
-    return true;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -189,15 +157,13 @@ function search(range: WorkerRange): void {
     }
     if (skip.has(i)) continue;
     Atomics.store(current, 0, i);
-    const file = read(files[i] as string, setup.maxFileSize, current);
+    const file = read(files[i] as string, setup.maxFileSize);
     let outcome: WorkerOutcome;
     try {
       outcome = Buffer.isBuffer(file) ? searchBuffer(file, settings) : file;
     } catch (error) {
       outcome = { kind: "failed", message: error instanceof Error ? error.message : String(error) };
     }
-    if (outcome.kind === "hits" && !isListedFile(held, files[i] as string)) outcome = GONE;
-    closeHeld(current);
     if (outcome.kind !== "none") results.push([i, outcome]);
   }
   flush(range.end, true);
