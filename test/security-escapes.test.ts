@@ -12,7 +12,7 @@ import { mkdirSync } from "node:fs";
 import { readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FreshfsError, Workspace, withPathLock } from "../src/index.js";
+import { FreshfsError, Workspace } from "../src/index.js";
 import {
   buildLayout,
   ESCAPES,
@@ -26,6 +26,7 @@ import {
 } from "../stress/escapes.js";
 import { rejectsWith } from "./helpers/errors.js";
 import { tempTree } from "./helpers/fs.js";
+import { whileLocked } from "./helpers/lock.js";
 
 /** The error a call rejected with, or undefined when it resolved. */
 async function failure(call: Promise<unknown>): Promise<unknown> {
@@ -164,32 +165,6 @@ async function swapLayout(policy: "strict" | "warn") {
   };
   const outsideNow = () => snapshot(outside);
   return { base, root, outside, ws, swap, outsideNow };
-}
-
-/**
- * Holds `path`'s lock from another async context while `during` runs (the pattern of
- * test/tools-regressions.test.ts): a call started inside waits for the lock.
- */
-async function whileLocked(path: string, during: () => Promise<void>): Promise<void> {
-  let release!: () => void;
-  let acquired!: () => void;
-  const held = new Promise<void>((done) => {
-    release = done;
-  });
-  const got = new Promise<void>((done) => {
-    acquired = done;
-  });
-  const holder = withPathLock(path, async () => {
-    acquired();
-    await held;
-  });
-  await got;
-  try {
-    await during();
-  } finally {
-    release();
-    await holder;
-  }
 }
 
 type Swapped = Awaited<ReturnType<typeof swapLayout>>;

@@ -5,37 +5,12 @@
 import { link, mkdir, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Workspace, withPathLock } from "../src/index.js";
+import { Workspace } from "../src/index.js";
 import { rejectsWith } from "./helpers/errors.js";
 import { tempTree } from "./helpers/fs.js";
+import { whileLocked } from "./helpers/lock.js";
 
 const text = (path: string) => readFile(path, "utf8");
-
-/**
- * Holds `path`'s lock from another async context (a call started inside the holder's callback
- * would be nested in it, which the lock refuses), runs `during` while it is held, then lets go.
- */
-async function whileLocked(path: string, during: () => Promise<void>): Promise<void> {
-  let release!: () => void;
-  let acquired!: () => void;
-  const held = new Promise<void>((done) => {
-    release = done;
-  });
-  const got = new Promise<void>((done) => {
-    acquired = done;
-  });
-  const holder = withPathLock(path, async () => {
-    acquired();
-    await held;
-  });
-  await got;
-  try {
-    await during();
-  } finally {
-    release();
-    await holder;
-  }
-}
 
 describe("`..` after a symbolic link names another file than it reads as", () => {
   it("refuses a write through link/.. instead of skipping the guard", async () => {
