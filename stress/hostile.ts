@@ -7,7 +7,7 @@
  * long the reads sent meanwhile waited. Operations that would hold the process for minutes run
  * in a child process behind a guard.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -24,6 +24,7 @@ import {
   invalidateFsScanCache,
   Workspace,
 } from "../src/index.js";
+import { runGuarded } from "../test/helpers/child.js";
 import { isolatedGitEnv } from "../test/helpers/git.js";
 
 const ENTRY = new URL("../dist/index.js", import.meta.url).href;
@@ -325,7 +326,7 @@ async function mcp(out: string[]): Promise<void> {
 // Globs
 
 /** Runs a Workspace call in a child process of the built library, killed after `guardMs`. */
-function inChild(
+async function inChild(
   root: string,
   tool: "glob" | "grep",
   params: Record<string, unknown>,
@@ -343,33 +344,9 @@ function inChild(
     } catch (error) {
       process.stdout.write("refused in " + (performance.now() - started).toFixed(0) + " ms: " + error.code + " " + String(error.message).slice(0, 120));
     }`;
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    let killed = false;
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    const guard = setTimeout(() => {
-      killed = true;
-      child.kill("SIGKILL");
-    }, guardMs);
-    child.on("close", () => {
-      clearTimeout(guard);
-      resolve(
-        killed
-          ? `**still running after ${ms(guardMs)}: killed**`
-          : stdout || `child failed: ${stderr.slice(0, 200)}`,
-      );
-    });
-    child.stdin.end(JSON.stringify({ root, tool, params }));
-  });
+  const run = await runGuarded(script, JSON.stringify({ root, tool, params }), guardMs);
+  if (run.killed) return `**still running after ${ms(guardMs)}: killed**`;
+  return run.stdout || `child failed: ${run.stderr.slice(0, 200)}`;
 }
 
 async function globs(out: string[]): Promise<void> {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Tree, tempTree } from "./helpers/fs.js";
 import { checkIgnore, isolatedGitEnv, runGit, type TempRepo } from "./helpers/git.js";
+import { generatedSource } from "./helpers/source.js";
 
 const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
 const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
@@ -339,20 +340,8 @@ const WORDS = [
   "fooBar",
 ];
 
-function generated(seed: number, count: number): string {
-  let state = seed;
-  const next = () => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return state;
-  };
-  const out: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const n = next() % 6;
-    const words = Array.from({ length: n }, () => WORDS[next() % WORDS.length]);
-    const tail = ["", " = 1;", "();", " // note", ": value", "(x) {"][next() % 6];
-    out.push(`${"  ".repeat(next() % 3)}${words.join(" ")}${tail}`);
-  }
-  return `${out.join("\n")}\n`;
+function generated(seed: number, lines: number): string {
+  return generatedSource(seed, lines, WORDS, 5);
 }
 
 const GREP_TREE: Tree = {

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { type GrepOptions, grep } from "../src/index.js";
 import { tempTree } from "./helpers/fs.js";
 import { isolatedGitEnv } from "./helpers/git.js";
+import { generatedSource } from "./helpers/source.js";
 
 const hasRg = spawnSync("rg", ["--version"]).status === 0;
 if (!hasRg) console.warn("SKIPPED: grep conformance needs ripgrep (`apt-get install -y ripgrep`).");
@@ -29,19 +30,7 @@ const WORDS = [
 ];
 
 function generated(seed: number, lines: number): string {
-  let state = seed;
-  const next = () => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return state;
-  };
-  const out: string[] = [];
-  for (let i = 0; i < lines; i++) {
-    const n = next() % 7;
-    const words = Array.from({ length: n }, () => WORDS[next() % WORDS.length]);
-    const punctuation = ["", " = 1;", "();", " // note", ": value", "(x) {"][next() % 6];
-    out.push(`${"  ".repeat(next() % 3)}${words.join(" ")}${punctuation}`);
-  }
-  return `${out.join("\n")}\n`;
+  return generatedSource(seed, lines, WORDS, 6);
 }
 
 const TREE: Record<string, string | Uint8Array> = {

@@ -7,7 +7,7 @@
  * (the built dist) behind a hang guard, so a regression fails the test instead of hanging it.
  * The long versions, with timings, are `npm run stress -- hostile`.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -24,6 +24,7 @@ import {
   Workspace,
 } from "../src/index.js";
 import { createFreshfsServer } from "../src/mcp/server.js";
+import { runGuarded } from "./helpers/child.js";
 import { rejectsWith } from "./helpers/errors.js";
 import { tempTree } from "./helpers/fs.js";
 import { isolatedGitEnv } from "./helpers/git.js";
@@ -63,7 +64,7 @@ type ChildOutcome =
  * library, killed after `guardMs` (a hang guard: the call should take milliseconds). A call
  * that blocks the event loop would otherwise hang the test runner itself.
  */
-function workspaceCallInChild(
+async function workspaceCallInChild(
   root: string,
   tool: "glob" | "grep",
   params: Record<string, unknown>,
@@ -82,39 +83,15 @@ function workspaceCallInChild(
     } catch (error) {
       process.stdout.write(JSON.stringify({ ok: false, code: error.code ?? String(error), message: String(error.message), ms: performance.now() - started }));
     }`;
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    let killed = false;
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    const guard = setTimeout(() => {
-      killed = true;
-      child.kill("SIGKILL");
-    }, guardMs);
-    child.on("error", reject);
-    child.on("close", () => {
-      clearTimeout(guard);
-      if (killed) resolve({ status: "killed", afterMs: performance.now() - started });
-      else if (stdout === "") reject(new Error(`the child printed nothing; stderr: ${stderr}`));
-      else resolve({ status: "done", ...JSON.parse(stdout) });
-    });
-    child.stdin.end(JSON.stringify({ root, tool, params }));
-  });
+  const run = await runGuarded(script, JSON.stringify({ root, tool, params }), guardMs);
+  if (run.killed) return { status: "killed", afterMs: run.ms };
+  if (run.stdout === "") throw new Error(`the child printed nothing; stderr: ${run.stderr}`);
+  return { status: "done", ...JSON.parse(run.stdout) };
 }
 
 /** Whether a Workspace grep result says, in its structured fields, that files went unsearched. */
 function flagsIncomplete(result: GrepToolResult, file: string): boolean {
   if (result.partial) return true;
-  // A fix may add the library's `skipped.timedOut` (or a `timedOut` list) to the tool's result.
   return result.skipped.some((p) => p.endsWith(file));
 }
 
