@@ -602,7 +602,16 @@ console.log(swaps);`;
   const tally: Tally = {};
   const kinds: Tally = {};
   const escapes: string[] = [];
-  const tools = ["read", "write", "edit", "delete", "rename from", "rename to", "grep"] as const;
+  const tools = [
+    "read",
+    "write",
+    "edit",
+    "delete",
+    "rename from",
+    "rename to",
+    "grep",
+    "grep root",
+  ] as const;
   let attempts = 0;
   while (running) {
     const tool = tools[attempts % tools.length] as (typeof tools)[number];
@@ -624,7 +633,11 @@ console.log(swaps);`;
             .write({ file_path: `src-${attempts}.txt`, content: "moving\n" })
             .then(() => ws.rename({ from: `src-${attempts}.txt`, to: "sub/moved.txt" }));
         case "grep":
-          return ws.grep({ pattern: SECRET, path: "sub", output_mode: "content" });
+          // Not the secret itself: "No matches for <pattern>" would show it without a leak.
+          return ws.grep({ pattern: ".", path: "sub", output_mode: "content" });
+        case "grep root":
+          // The walk and the search pass through `sub` (the root itself is never swapped).
+          return ws.grep({ pattern: ".", output_mode: "content" });
       }
     };
     const outcome = await attempt(layout, call);

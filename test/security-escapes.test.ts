@@ -7,12 +7,21 @@
  *
  * test/tools-confinement.test.ts holds the first 32 paths; this table widens them (depths 0..4,
  * chains, look-alike names, long names, encodings) and checks the whole base after each call.
+ *
+ * Last, grep over a listing taken before a directory or file in it was swapped for a link out:
+ * it must not read through the link (the walk never follows one).
  */
 import { mkdirSync } from "node:fs";
 import { readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FreshfsError, Workspace } from "../src/index.js";
+import {
+  configureScanCache,
+  FreshfsError,
+  grep,
+  invalidateFsScanCache,
+  Workspace,
+} from "../src/index.js";
 import {
   buildLayout,
   ESCAPES,
@@ -382,5 +391,62 @@ describe("a directory swapped for a link out between the guard's check and the w
     const error = await failure(s.ws.write({ file_path: "fresh/new.txt", content: "pwned\n" }));
     expect(error).toBeInstanceOf(FreshfsError);
     expect(s.outsideNow()).toEqual(before);
+  });
+});
+
+describe("grep over a listing taken before a swap", () => {
+  /** A cached listing of `root`, taken now; the swaps below happen after it. */
+  async function listed(root: string): Promise<void> {
+    invalidateFsScanCache();
+    configureScanCache({ ttlMs: 60_000 });
+    const before = await grep("inside", { path: root, cache: true });
+    expect(before.lines.length).toBeGreaterThan(0);
+  }
+
+  async function layout() {
+    const base = await tempTree({
+      "root/sub/f.txt": "inside f\n",
+      "root/a/b/c/deep.txt": "inside deep\n",
+      "root/a/keep.txt": "inside keep\n",
+      "root/top.txt": "inside top\n",
+      "outside/f.txt": `${SECRET} inside f\n`,
+      "outside/deep.txt": `${SECRET} inside deep\n`,
+      "outside/c/deep.txt": `${SECRET} inside deep\n`,
+    });
+    return { root: join(base, "root"), outside: join(base, "outside") };
+  }
+
+  it("does not read through a directory swapped for a link out, at any depth", async () => {
+    const { root, outside } = await layout();
+    await listed(root);
+    for (const dir of ["sub", "a/b"]) {
+      await rename(join(root, dir), join(root, `${dir}-moved`));
+      await symlink(outside, join(root, dir));
+    }
+    const result = await grep("inside", { path: root, cache: true });
+    expect(result.lines.map((l) => l.text).join("\n")).not.toContain(SECRET);
+    // The rest of the tree is still searched; the files reached through a link are named.
+    expect(result.lines.map((l) => l.path)).toEqual(["a/keep.txt", "top.txt"]);
+    expect(result.skipped.unreadable).toEqual([
+      { path: "a/b/c/deep.txt", code: "ELOOP" },
+      { path: "sub/f.txt", code: "ELOOP" },
+    ]);
+  });
+
+  it("does not follow a listed file swapped for a link out, and names it", async () => {
+    const { root, outside } = await layout();
+    await listed(root);
+    await rm(join(root, "sub", "f.txt"));
+    await symlink(join(outside, "f.txt"), join(root, "sub", "f.txt"));
+    const result = await grep("inside", { path: root, cache: true });
+    expect(result.lines.map((l) => l.text).join("\n")).not.toContain(SECRET);
+    expect(result.skipped.unreadable).toEqual([{ path: "sub/f.txt", code: "ELOOP" }]);
+  });
+
+  it("still follows a link named as the one file to search, as rg does", async () => {
+    const { root } = await layout();
+    await symlink(join(root, "top.txt"), join(root, "named.txt"));
+    const result = await grep("inside", { path: join(root, "named.txt") });
+    expect(result.lines.map((l) => [l.path, l.text])).toEqual([["named.txt", "inside top"]]);
   });
 });

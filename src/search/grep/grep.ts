@@ -298,13 +298,17 @@ function startWorker(): Worker {
   // The parent's flags, less `--input-type` (a host started with `node --input-type=module -e`),
   // which a worker refuses to start with.
   const execArgv = process.execArgv.filter((flag) => !flag.startsWith("--input-type"));
-  if (!import.meta.url.endsWith(".ts")) return new Worker(built, { execArgv });
+  // `trackUnmanagedFds` (Node's default, stated because grep relies on it): the file a worker
+  // holds open while its regex runs is closed by Node when the worker is terminated in it.
+  if (!import.meta.url.endsWith(".ts")) {
+    return new Worker(built, { execArgv, trackUnmanagedFds: true });
+  }
   // Running from the TypeScript sources (the tests): the worker is TypeScript too. tsx's loader
   // does not carry over into worker threads by itself, so a bootstrap registers it first.
   const tsx = import.meta.resolve("tsx/esm/api");
   const source = new URL("./worker.ts", import.meta.url).href;
   const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); });`;
-  return new Worker(bootstrap, { eval: true });
+  return new Worker(bootstrap, { eval: true, trackUnmanagedFds: true });
 }
 
 function takeWorker(): Worker {
@@ -658,6 +662,7 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
       mode,
       maxFileSize,
       root,
+      listed: !isFile,
     },
     candidates,
     consume,
