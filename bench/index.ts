@@ -1,10 +1,21 @@
 /**
- * `npm run bench -- [guard] [--quick]`: runs the named benchmarks (all when none is named) and
- * prints Markdown for BENCHMARKS.md.
+ * `npm run bench`: builds the corpus if it is missing, runs every suite against its peers and
+ * writes BENCHMARKS.md and the charts in docs/charts/. `npm run bench -- scan search` runs the
+ * named suites and prints them without writing the page (a page of some suites would drop the
+ * others). `--quick` is the smoke run: small generated trees, under a minute, the report
+ * written to a temp directory (or `--out DIR`), so CI proves the whole path still works.
  */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { forceRescan } from "../src/index.js";
 import { benchGuard } from "./guard.js";
 import { machine } from "./lib/measure.js";
+import { CORPUS_DIR, findCorpus } from "./lib/peers.js";
+import { type SuiteResult, writeReport } from "./lib/report.js";
 import { benchScan } from "./scan.js";
 import { benchSearch } from "./search.js";
 import { benchTools } from "./tools.js";
@@ -15,9 +26,16 @@ const SUITES = {
   search: benchSearch,
   tools: benchTools,
 } as const;
+/** Suites that read the corpus (the others build their own files). */
+const ON_CORPUS = new Set<keyof typeof SUITES>(["scan", "search"]);
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
 
 const { values, positionals } = parseArgs({
-  options: { quick: { type: "boolean", default: false } },
+  options: {
+    quick: { type: "boolean", default: false },
+    out: { type: "string" },
+  },
   allowPositionals: true,
 });
 const unknown = positionals.filter((name) => !(name in SUITES));
@@ -27,14 +45,89 @@ if (unknown.length > 0) {
   );
   process.exit(2);
 }
-const chosen = (
-  positionals.length > 0 ? positionals : Object.keys(SUITES)
-) as (keyof typeof SUITES)[];
-console.log(
-  `Machine: ${machine()}${values.quick ? " (quick mode: numbers are a smoke test only)" : ""}\n`,
-);
+const all = positionals.length === 0;
+const chosen = (all ? Object.keys(SUITES) : positionals) as (keyof typeof SUITES)[];
+const quick = values.quick ?? false;
+
+let corpus: string | undefined;
+if (!quick && chosen.some((name) => ON_CORPUS.has(name))) {
+  corpus = findCorpus() ?? buildCorpus();
+}
+
+const results: SuiteResult[] = [];
 for (const name of chosen) {
-  console.log(`## ${name}\n`);
-  console.log(await SUITES[name]({ quick: values.quick }));
-  console.log("");
+  console.error(`bench: ${name}…`);
+  results.push(await SUITES[name]({ quick }));
+}
+
+const header = {
+  date: new Date().toISOString().slice(0, 10),
+  machine: machine(),
+  corpus: corpus
+    ? await describeCorpus(corpus)
+    : "Corpus: small trees generated at run time (quick mode), not the benchmark corpus.",
+  quick,
+};
+if (all || values.out !== undefined) {
+  const dir = values.out ?? (quick ? mkdtempSync(join(tmpdir(), "freshfs-bench-quick-")) : repo);
+  const charts = dir === repo ? join(repo, "docs", "charts") : join(dir, "charts");
+  const markdown = writeReport(dir, charts, header, results);
+  if (dir === repo) formatPage(join(repo, "BENCHMARKS.md"));
+  console.log(markdown);
+  console.error(
+    `bench: wrote ${join(dir, "BENCHMARKS.md")} and ${results.flatMap((r) => r.charts).length} charts in ${charts}`,
+  );
+} else {
+  console.log(`Machine: ${header.machine}\n\n${header.corpus}\n`);
+  for (const [index, result] of results.entries()) {
+    console.log(`## ${result.heading}\n\n${result.body}\n`);
+    if (result.reading.length > 0)
+      console.log(`${result.reading.map((line) => `- ${line}`).join("\n")}\n`);
+    if (index === results.length - 1)
+      console.log("(Printed only: run `npm run bench` for the page.)");
+  }
+}
+
+/**
+ * Runs bench/make-corpus.sh (a few minutes, once; needs the npm registry) into a scratch
+ * directory renamed to bench/.corpus only once complete: an interrupted build leaves no
+ * half-corpus to be measured next time.
+ */
+function buildCorpus(): string {
+  const partial = `${CORPUS_DIR}.partial`;
+  console.error(
+    `bench: no corpus yet; building ${CORPUS_DIR} with bench/make-corpus.sh (needs the npm registry, one to three minutes)…`,
+  );
+  rmSync(partial, { recursive: true, force: true });
+  const built = spawnSync("bash", [join(repo, "bench", "make-corpus.sh"), partial], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (built.status !== 0) {
+    console.error(
+      "bench: building the corpus failed (see above); set FRESHFS_CORPUS to a corpus built elsewhere.",
+    );
+    process.exit(1);
+  }
+  renameSync(partial, CORPUS_DIR);
+  return CORPUS_DIR;
+}
+
+/** The corpus's file counts, for the page. */
+async function describeCorpus(dir: string): Promise<string> {
+  const git = spawnSync("git", ["-C", dir, "ls-files"], { encoding: "utf8", maxBuffer: 1 << 28 });
+  const tracked = git.status === 0 ? git.stdout.split("\n").filter(Boolean).length : undefined;
+  const everything = await forceRescan(dir, { useGitignore: false, includeHidden: true });
+  const files = everything.entries.filter((entry) => entry.type === "file").length;
+  const dirs = everything.entries.filter((entry) => entry.type === "dir").length;
+  const count = (n: number) => n.toLocaleString("en-US");
+  return `Corpus: \`bench/make-corpus.sh\` (pinned npm packages in a git repository with nested ignore files, hidden folders, build output, CRLF and binary files, a symlink): ${tracked === undefined ? "" : `${count(tracked)} tracked files, `}${count(files)} files and ${count(dirs)} directories in all (outside \`.git\`), most of them in a gitignored \`node_modules\`.`;
+}
+
+/** The page is formatted as the repository's Markdown is (`npm run check` checks it). */
+function formatPage(file: string): void {
+  const biome = join(repo, "node_modules", "@biomejs", "biome", "bin", "biome");
+  const formatted = spawnSync(process.execPath, [biome, "format", "--write", file], {
+    stdio: "ignore",
+  });
+  if (formatted.status !== 0) console.error(`bench: could not format ${file} with biome`);
 }

@@ -10,7 +10,9 @@ import { mkdtemp, open, readFile, rename, rm, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Workspace } from "../src/index.js";
+import type { Chart } from "./lib/chart-types.js";
 import { formatTiming, sample, type Timing } from "./lib/measure.js";
+import { type SuiteResult, times } from "./lib/report.js";
 
 export interface ToolsOptions {
   quick: boolean;
@@ -22,7 +24,15 @@ const SOURCE = Array.from(
   (_, i) => `export const setting${i} = { name: "setting-${i}", value: ${i} };`,
 ).join("\n");
 
-export async function benchTools(options: ToolsOptions): Promise<string> {
+const METHOD = `An edit through \`Workspace\` (confinement, the path lock, the guard check, an atomic write whose
+last step repeats the check, the tracker's record of the new bytes, cache invalidation and the
+diff) beside two references in the same run: what an unguarded tool does (read, replace,
+\`writeFile\` in place: no flush, a crash can leave half a file), and the floor of a safe write
+(read, replace, temp file, \`datasync\`, rename). Each edit swaps one line of a 120-line, 4 KiB
+TypeScript file, so a chain of edits runs inside the racy window and every check hashes the
+file (contract 1.2).`;
+
+export async function benchTools(options: ToolsOptions): Promise<SuiteResult> {
   const dir = await mkdtemp(join(tmpdir(), "freshfs-bench-tools-"));
   try {
     return await run(dir, options);
@@ -38,7 +48,7 @@ function swap(i: number): { from: string; to: string } {
   return i % 2 === 0 ? { from: a, to: b } : { from: b, to: a };
 }
 
-async function run(dir: string, options: ToolsOptions): Promise<string> {
+async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
   const runs = options.quick ? 3 : 7;
   const iterations = options.quick ? 20 : 300;
   const ws = new Workspace({ roots: dir });
@@ -82,8 +92,8 @@ async function run(dir: string, options: ToolsOptions): Promise<string> {
     { runs, iterations },
   );
   const row = (name: string, timing: Timing, base: Timing) =>
-    `| ${name} | ${formatTiming(timing)} | ${(timing.median / base.median).toFixed(2)}× |`;
-  return [
+    `| ${name} | ${formatTiming(timing)} | ${times(timing.median / base.median)} |`;
+  const body = [
     "| operation (4 KiB, 120-line file) | time per operation | ÷ safe floor |",
     "|---|---|---|",
     row(
@@ -101,4 +111,39 @@ async function run(dir: string, options: ToolsOptions): Promise<string> {
     "",
     `Time per operation: median of ${runs} runs of ${iterations} (fastest–slowest run in brackets), the operations interleaved run by run, in a directory under the system's temp directory.`,
   ].join("\n");
+  const chart: Chart = {
+    name: "tools",
+    title: "Agent tools: one edit, one read (4 KiB file)",
+    subtitle: "Time per call beside a safe write and a bare read, same run (shorter is better)",
+    unit: "time",
+    groups: [
+      {
+        label: "edit one line",
+        bars: [
+          { label: "freshfs ws.edit", kind: "freshfs", timing: edit.freshfs },
+          { label: "safe write (temp, datasync, rename)", kind: "floor", timing: edit.floor },
+          { label: "unguarded writeFile in place", kind: "peer", timing: edit.naive },
+        ],
+      },
+      {
+        label: "read the file",
+        bars: [
+          { label: "freshfs ws.read", kind: "freshfs", timing: read.freshfs },
+          { label: "readFile", kind: "floor", timing: read.naive },
+        ],
+      },
+    ],
+  };
+  const reading = [
+    `An edit costs ${formatTiming(edit.freshfs).split(" (")[0]}, ${times(edit.freshfs.median / edit.floor.median)} the bare safe write. The difference is round trips through libuv's thread pool and the checks that make it safe: the guard hashes the file before the write, again just before the rename, and once more to record the new bytes; the directory is held open by descriptor, and the file's bytes are compared with the edit's own right before a synchronous rename (the reliability runs found another process's write landing in the gap an async check left; see RELIABILITY.md). Next to a model's turn of seconds, that is the price of an edit that cannot overwrite what it has not seen.`,
+    `A read costs ${times(read.freshfs.median / read.naive.median)} \`readFile\`: it numbers the lines and records the read (a \`stat\` and a SHA-256 of the bytes) so that the next edit can be checked.`,
+  ];
+  return {
+    heading: "Agent tools (`bench/tools.ts`)",
+    method: METHOD,
+    body,
+    charts: [chart],
+    reading,
+    missing: [],
+  };
 }

@@ -20,11 +20,11 @@ export function peer(...names: string[]): Peer {
   return { names, command };
 }
 
-/** `FRESHFS_CORPUS`, else `bench/.corpus` (built by `../shared/bench/make-corpus.sh`). */
+/** Where `npm run bench` builds the corpus (gitignored). */
+export const CORPUS_DIR = fileURLToPath(new URL("../.corpus", import.meta.url));
+
+/** `FRESHFS_CORPUS`, else `bench/.corpus` (built by `bench/make-corpus.sh`). */
 export function findCorpus(): string | undefined {
-  const candidates = [
-    process.env.FRESHFS_CORPUS,
-    fileURLToPath(new URL("../.corpus", import.meta.url)),
-  ];
+  const candidates = [process.env.FRESHFS_CORPUS, CORPUS_DIR];
   return candidates.find((dir): dir is string => dir !== undefined && existsSync(dir));
 }
