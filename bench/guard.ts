@@ -30,7 +30,7 @@ const METHOD = `\`checkEdit\` on a file unchanged since a full read (out of the 
 path), and on a file rewritten with other bytes of the same size (stat data moved, so the file
 is hashed and the check ends in \`STALE\`), for 4 KiB and 4 MiB files. The floors: a bare
 \`fs.promises.stat\` (what the fast path cannot beat), and \`readFile\` + SHA-256 (what a hash check
-cannot beat). Memory: heap and ArrayBuffer bytes retained after a GC, over the paths tracked stated below.`;
+cannot beat). Memory: heap and ArrayBuffer bytes retained after a GC, per tracked path.`;
 
 const SIZES = [
   { name: "4 KiB", bytes: 4 << 10, iterations: 2000 },

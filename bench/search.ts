@@ -250,7 +250,9 @@ async function measure(root: string, options: SearchBenchOptions): Promise<Suite
     const known = values.filter((v): v is number => v !== undefined);
     return known.length === 0
       ? "not measured (no rg)"
-      : `${times(Math.min(...known))} to ${times(Math.max(...known))}`;
+      : Math.min(...known) === Math.max(...known)
+        ? times(known[0] as number)
+        : `${times(Math.min(...known))} to ${times(Math.max(...known))}`;
   };
   const literal = grepRatios.slice(0, 3);
   const reading = [
