@@ -444,9 +444,14 @@ describe("grep over a listing taken before a swap", () => {
   });
 
   it("still follows a link named as the one file to search, as rg does", async () => {
-    const { root } = await layout();
+    const { root, outside } = await layout();
     await symlink(join(root, "top.txt"), join(root, "named.txt"));
     const result = await grep("inside", { path: join(root, "named.txt") });
     expect(result.lines.map((l) => [l.path, l.text])).toEqual([["named.txt", "inside top"]]);
+    // The library searches where the caller points (the Workspace confines the path first),
+    // so a named link out of the directory is followed too.
+    await symlink(join(outside, "f.txt"), join(root, "far.txt"));
+    const far = await grep("inside", { path: join(root, "far.txt") });
+    expect(far.lines.map((l) => [l.path, l.text])).toEqual([["far.txt", `${SECRET} inside f`]]);
   });
 });

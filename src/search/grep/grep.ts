@@ -14,7 +14,8 @@ import { basename, dirname } from "node:path";
 import { Worker } from "node:worker_threads";
 import picomatch from "picomatch";
 import { FreshfsError, fromFsError, quoted } from "../../errors.js";
-import { absolutePath } from "../../io/paths.js";
+import { nodeFs } from "../../io/fs.js";
+import { absolutePath, canonicalPath } from "../../io/paths.js";
 import type { ScanResult } from "../../scan/cache.js";
 import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pattern.js";
 import { resolveScanRoot } from "../../scan/walk.js";
@@ -555,9 +556,16 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
   }
   let root: string;
   let candidates: string[];
+  let named: string | undefined;
   if (isFile) {
     root = resolveScanRoot(dirname(target));
     candidates = [basename(target)];
+    // A link named as the file is followed, as rg does, to where it leads now, and only there.
+    try {
+      named = canonicalPath(target, nodeFs);
+    } catch (error) {
+      throw fromFsError(error, "search", target);
+    }
   } else {
     root = resolveScanRoot(target);
     const wanted = (path: string) => includeNodeModules || !/(^|\/)node_modules(\/|$)/.test(path);
@@ -662,7 +670,7 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
       mode,
       maxFileSize,
       root,
-      listed: !isFile,
+      named,
     },
     candidates,
     consume,

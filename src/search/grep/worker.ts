@@ -21,8 +21,11 @@ export interface WorkerSetup {
   readonly type: "setup";
   /** The directory the files are relative to (canonical). */
   readonly root: string;
-  /** The files are listed ones, which must not be symbolic links, rather than one named file. */
-  readonly listed: boolean;
+  /**
+   * One file named by the caller (canonical: where a link named leads) rather than a listing's
+   * files, which are never links.
+   */
+  readonly named: string | undefined;
   /**
    * The files, relative to `root`, joined by NUL (which no path contains): one string crosses
    * to the worker as one copy, where an array of 100k strings costs the caller ~8 ms to clone.
@@ -87,8 +90,8 @@ let scratch = Buffer.allocUnsafe(FIRST_READ);
  * Where the process's descriptors name the files they were opened on (Linux). A directory
  * swapped for a link out after the walk passed it would let a file be opened outside the root;
  * the walk never follows a link, so neither must grep. A file whose search found something is
- * checked before anything of it is reported: its descriptor must name a file under the root
- * (still open, so it is the file that was read). Checking every file cost 20-30% of grep's
+ * checked before anything of it is reported: its descriptor must name a file under the root,
+ * or the one file named (still open, so it is the file that was read). Checking every file cost 20-30% of grep's
  * speed (measured); files that match are few. Where /proc is missing, nothing is checked.
  */
 const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
@@ -131,8 +134,10 @@ function read(fd: number, maxFileSize: number): Buffer | WorkerOutcome {
 function searchFile(path: string, setup: WorkerSetup, settings: EngineSettings): WorkerOutcome {
   let fd: number;
   try {
-    // A listed file was a file when the walk passed: a link there now is not followed.
-    fd = openSync(path, constants.O_RDONLY | (setup.listed ? constants.O_NOFOLLOW : 0));
+    // A listed file was a file when the walk passed: a link there now is not followed. And a
+    // FIFO swapped in must not block the open (for files the flag changes nothing).
+    const flags = constants.O_RDONLY | constants.O_NONBLOCK;
+    fd = openSync(path, setup.named ? flags : flags | constants.O_NOFOLLOW);
   } catch (error) {
     return failed(error);
   }
@@ -146,7 +151,8 @@ function searchFile(path: string, setup: WorkerSetup, settings: EngineSettings):
     }
     if (PROC_FD !== undefined && (outcome.kind === "hits" || outcome.kind === "too-large")) {
       const opened = readlinkSync(`${PROC_FD}/${fd}`);
-      if (!opened.startsWith(prefix)) return { kind: "unreadable", code: "ELOOP" };
+      const inside = setup.named ? opened === setup.named : opened.startsWith(prefix);
+      if (!inside) return { kind: "unreadable", code: "ELOOP" };
     }
     return outcome;
   } catch (error) {
