@@ -555,25 +555,11 @@ async function runFuzz(
   };
 }
 
-/**
- * Another process swaps `app/sub` for a link to `outside` and back as fast as it can, while the
- * tools work on `sub/f.txt`. Anything read from, created in, changed in or removed from
- * `outside` is an escape.
- */
-async function runSwapRace(
-  parent: string,
-  durationMs: number,
-): Promise<{ lines: string[]; escapes: string[] }> {
-  const layout = await freshLayout(parent);
-  const sub = join(layout.root, "sub");
-  const target = join(layout.outside, "f.txt");
-  const original = `${SECRET} f\n`;
-  await writeFile(join(sub, "f.txt"), "inside f\n");
-  await writeFile(target, original);
-  const initialNames = new Set(await readdir(layout.outside));
-  const script = `
+/** Swaps `app/sub` for a link to `outside` and back, as fast as it can, until `end`. */
+function directorySwapper(sub: string, outside: string, durationMs: number): string {
+  return `
 const fs = require("fs");
-const sub = ${JSON.stringify(sub)}, away = sub + "-real", out = ${JSON.stringify(layout.outside)};
+const sub = ${JSON.stringify(sub)}, away = sub + "-real", out = ${JSON.stringify(outside)};
 const end = Date.now() + ${durationMs};
 const t = (f) => { try { f(); } catch {} };
 let swaps = 0;
@@ -586,6 +572,50 @@ while (Date.now() < end) {
   swaps++;
 }
 console.log(swaps);`;
+}
+
+/**
+ * Swaps `app/sub/f.txt` for a link to `outside/f.txt` and back, each by a rename over it (so
+ * the name is never missing), as fast as it can, until `end`.
+ */
+function fileSwapper(file: string, outsideFile: string, durationMs: number): string {
+  return `
+const fs = require("fs");
+const file = ${JSON.stringify(file)}, out = ${JSON.stringify(outsideFile)};
+const end = Date.now() + ${durationMs};
+const t = (f) => { try { f(); } catch {} };
+let swaps = 0;
+while (Date.now() < end) {
+  t(() => fs.symlinkSync(out, file + ".l"));
+  t(() => fs.renameSync(file + ".l", file));
+  t(() => fs.writeFileSync(file + ".r", "inside f\\n"));
+  t(() => fs.renameSync(file + ".r", file));
+  swaps++;
+}
+console.log(swaps);`;
+}
+
+/**
+ * Another process swaps `app/sub` (or `app/sub/f.txt`) for a link to `outside` (or
+ * `outside/f.txt`) and back as fast as it can, while the tools work on `sub/f.txt`. Anything
+ * read from, created in, changed in or removed from `outside` is an escape.
+ */
+async function runSwapRace(
+  parent: string,
+  durationMs: number,
+  swapped: "directory" | "file",
+): Promise<{ lines: string[]; escapes: string[] }> {
+  const layout = await freshLayout(parent);
+  const sub = join(layout.root, "sub");
+  const target = join(layout.outside, "f.txt");
+  const original = `${SECRET} f\n`;
+  await writeFile(join(sub, "f.txt"), "inside f\n");
+  await writeFile(target, original);
+  const initialNames = new Set(await readdir(layout.outside));
+  const script =
+    swapped === "directory"
+      ? directorySwapper(sub, layout.outside, durationMs)
+      : fileSwapper(join(sub, "f.txt"), target, durationMs);
   const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
   let swaps = "";
   child.stdout.on("data", (chunk: Buffer) => {
@@ -610,6 +640,7 @@ console.log(swaps);`;
     "rename from",
     "rename to",
     "grep",
+    "grep file",
     "grep root",
   ] as const;
   let attempts = 0;
@@ -635,6 +666,8 @@ console.log(swaps);`;
         case "grep":
           // Not the secret itself: "No matches for <pattern>" would show it without a leak.
           return ws.grep({ pattern: ".", path: "sub", output_mode: "content" });
+        case "grep file":
+          return ws.grep({ pattern: ".", path: "sub/f.txt", output_mode: "content" });
         case "grep root":
           // The walk and the search pass through `sub` (the root itself is never swapped).
           return ws.grep({ pattern: ".", output_mode: "content" });
@@ -659,7 +692,7 @@ console.log(swaps);`;
   await rm(layout.base, { recursive: true, force: true });
   return {
     lines: [
-      `${(durationMs / 1000).toFixed(0)} s against a process swapping \`app/sub\` for a link to \`outside\` (${swaps.trim()} swaps): ${attempts} tool calls on \`sub/f.txt\`; escapes: **${escapes.length}**.`,
+      `${(durationMs / 1000).toFixed(0)} s against a process swapping ${swapped === "directory" ? "`app/sub` for a link to `outside`" : "`app/sub/f.txt` for a link to `outside/f.txt`"} (${swaps.trim()} swaps): ${attempts} tool calls on \`sub/f.txt\`; escapes: **${escapes.length}**.`,
       "",
       "| tool outcome | calls |",
       "| --- | --- |",
@@ -678,10 +711,12 @@ export async function run(): Promise<string> {
   try {
     const table = await runTable(parent);
     const fuzz = await runFuzz(parent, 4000, 7);
-    const race = await runSwapRace(parent, 20_000);
-    const total = table.escapes.length + fuzz.escapes.length + race.escapes.length;
+    const race = await runSwapRace(parent, 20_000, "directory");
+    const fileRace = await runSwapRace(parent, 20_000, "file");
+    const total =
+      table.escapes.length + fuzz.escapes.length + race.escapes.length + fileRace.escapes.length;
     return [
-      `Escapes found: **${total}** (table ${table.escapes.length}, fuzz ${fuzz.escapes.length}, swap race ${race.escapes.length}).`,
+      `Escapes found: **${total}** (table ${table.escapes.length}, fuzz ${fuzz.escapes.length}, directory swap race ${race.escapes.length}, file swap race ${fileRace.escapes.length}).`,
       "",
       "### The table",
       "",
@@ -696,6 +731,10 @@ export async function run(): Promise<string> {
       "### A directory swapped for a link out while the tools run",
       "",
       ...race.lines,
+      "",
+      "### A file swapped for a link out while the tools run",
+      "",
+      ...fileRace.lines,
     ].join("\n");
   } finally {
     await rm(parent, { recursive: true, force: true });

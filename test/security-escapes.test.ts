@@ -11,7 +11,7 @@
  * Last, grep over a listing taken before a directory or file in it was swapped for a link out:
  * it must not read through the link (the walk never follows one).
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +22,7 @@ import {
   invalidateFsScanCache,
   Workspace,
 } from "../src/index.js";
+import { grepConfined } from "../src/search/grep/grep.js";
 import {
   buildLayout,
   ESCAPES,
@@ -425,12 +426,52 @@ describe("grep over a listing taken before a swap", () => {
     }
     const result = await grep("inside", { path: root, cache: true });
     expect(result.lines.map((l) => l.text).join("\n")).not.toContain(SECRET);
-    // The rest of the tree is still searched; the files reached through a link are named.
+    // The rest of the tree is still searched. The files reached through a link are not there,
+    // as far as the answer goes: naming them only when they matched would tell what they hold.
     expect(result.lines.map((l) => l.path)).toEqual(["a/keep.txt", "top.txt"]);
-    expect(result.skipped.unreadable).toEqual([
-      { path: "a/b/c/deep.txt", code: "ELOOP" },
-      { path: "sub/f.txt", code: "ELOOP" },
-    ]);
+    expect(result.skipped.unreadable).toEqual([]);
+    expect(result.skipped.binary).toBe(0);
+  });
+
+  it("answers the same whether or not an outside file reached through a swap matches", async () => {
+    const { root, outside } = await layout();
+    writeFileSync(join(root, "sub", "bin.txt"), "inside bin\n");
+    await listed(root);
+    await rename(join(root, "sub"), join(root, "sub-moved"));
+    await symlink(outside, join(root, "sub"));
+    // Outside now: f.txt holds the secret; bin.txt matches and has a NUL past 8 KiB (binary
+    // once it matched, as rg decides).
+    writeFileSync(join(outside, "bin.txt"), `${SECRET}\n${"x".repeat(9000)}\0\n`);
+    const answers = [];
+    for (const pattern of [SECRET, "no such text anywhere"]) {
+      for (const outputMode of ["content", "count", "files_with_matches"] as const) {
+        const result = await grep(pattern, { path: root, cache: true, outputMode });
+        answers.push({
+          lines: result.lines,
+          files: result.files,
+          counts: result.counts,
+          skipped: result.skipped,
+        });
+      }
+    }
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+  });
+
+  it("does not follow a link swapped in for the file the Workspace confined", async () => {
+    const { root, outside } = await layout();
+    const file = join(root, "sub", "f.txt");
+    // The Workspace confined this canonical path; then the file became a link out.
+    await rm(file);
+    await symlink(join(outside, "f.txt"), file);
+    const result = await grepConfined("inside", { path: file });
+    expect(result.lines).toEqual([]);
+    expect(result.skipped.unreadable).toEqual([{ path: "f.txt", code: "ELOOP" }]);
+    // So does a directory on its way.
+    await rm(file);
+    await rename(join(root, "a"), join(root, "a-moved"));
+    await symlink(outside, join(root, "a"));
+    const deep = await grepConfined("inside", { path: join(root, "a", "deep.txt") });
+    expect(deep.lines).toEqual([]);
   });
 
   it("does not follow a listed file swapped for a link out, and names it", async () => {

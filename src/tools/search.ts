@@ -10,7 +10,7 @@ import { FreshfsError } from "../errors.js";
 import { fuzzyFind } from "../search/fuzzy.js";
 import { glob } from "../search/glob.js";
 import { formatGrepLines } from "../search/grep/format.js";
-import { type GrepOutputMode, type GrepResult, grep } from "../search/grep/grep.js";
+import { type GrepOutputMode, type GrepResult, grepConfined } from "../search/grep/grep.js";
 import { Args } from "./args.js";
 import type { ToolContext } from "./commit.js";
 import {
@@ -286,7 +286,7 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
   const skipped: string[] = [];
   const notes: string[] = [];
   for (const base of searchRoots(context, path)) {
-    const result: GrepResult = await grep(pattern, {
+    const result: GrepResult = await grepConfined(pattern, {
       path: base,
       cache: context.cache,
       glob: globFilter,

@@ -518,7 +518,20 @@ async function runSearch(
   return collected;
 }
 
-export async function grep(pattern: string, given: GrepOptions = {}): Promise<GrepResult> {
+export function grep(pattern: string, given: GrepOptions = {}): Promise<GrepResult> {
+  return search(pattern, given, false);
+}
+
+/**
+ * grep for the Workspace, whose `path` is confined and canonical already: a link found there
+ * now was swapped in after the confinement, and is not followed (as `grep` follows a link the
+ * caller names).
+ */
+export function grepConfined(pattern: string, given: GrepOptions): Promise<GrepResult> {
+  return search(pattern, given, true);
+}
+
+async function search(pattern: string, given: GrepOptions, confined: boolean): Promise<GrepResult> {
   const options = checkedOptions(given);
   const mode = options.outputMode ?? "content";
   if (mode !== "content" && mode !== "files_with_matches" && mode !== "count") {
@@ -557,15 +570,18 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
   let root: string;
   let candidates: string[];
   let named: string | undefined;
+  let follow = false;
   if (isFile) {
     root = resolveScanRoot(dirname(target));
     candidates = [basename(target)];
-    // A link named as the file is followed, as rg does, to where it leads now, and only there.
+    // A link named as the file is followed, as rg does, to where it leads now, and only there;
+    // a confined path is canonical, and stays where it is.
     try {
-      named = canonicalPath(target, nodeFs);
+      named = confined ? target : canonicalPath(target, nodeFs);
     } catch (error) {
       throw fromFsError(error, "search", target);
     }
+    follow = !confined;
   } else {
     root = resolveScanRoot(target);
     const wanted = (path: string) => includeNodeModules || !/(^|\/)node_modules(\/|$)/.test(path);
@@ -671,6 +687,7 @@ export async function grep(pattern: string, given: GrepOptions = {}): Promise<Gr
       maxFileSize,
       root,
       named,
+      follow,
     },
     candidates,
     consume,

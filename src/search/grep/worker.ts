@@ -26,6 +26,8 @@ export interface WorkerSetup {
    * files, which are never links.
    */
   readonly named: string | undefined;
+  /** The named file may be a link (it was one when the search began). Listed files never are. */
+  readonly follow: boolean;
   /**
    * The files, relative to `root`, joined by NUL (which no path contains): one string crosses
    * to the worker as one copy, where an array of 100k strings costs the caller ~8 ms to clone.
@@ -89,10 +91,12 @@ let scratch = Buffer.allocUnsafe(FIRST_READ);
 /**
  * Where the process's descriptors name the files they were opened on (Linux). A directory
  * swapped for a link out after the walk passed it would let a file be opened outside the root;
- * the walk never follows a link, so neither must grep. A file whose search found something is
- * checked before anything of it is reported: its descriptor must name a file under the root,
- * or the one file named (still open, so it is the file that was read). Checking every file cost 20-30% of grep's
- * speed (measured); files that match are few. Where /proc is missing, nothing is checked.
+ * the walk never follows a link, so neither must grep. A file whose search gave anything to
+ * report (lines, a count, binary, too large, a regex failure) is checked first: its descriptor,
+ * still open, must name a file under the root, or the one file named. One that does not is
+ * reported as nothing at all, as a file that is not there: a distinct answer would tell whether
+ * the outside file matched. Checking every file cost 20-30% of grep's speed (measured); files
+ * with something to report are few. Where /proc is missing, nothing is checked.
  */
 const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
 
@@ -130,6 +134,13 @@ function read(fd: number, maxFileSize: number): Buffer | WorkerOutcome {
   }
 }
 
+/** Whether the descriptor names the named file, or a file under the root. */
+function opensInside(fd: number, setup: WorkerSetup): boolean {
+  // A file deleted (or replaced by a rename) since it was opened is named "<path> (deleted)".
+  const opened = readlinkSync(`${PROC_FD}/${fd}`).replace(/ \(deleted\)$/, "");
+  return setup.named ? opened === setup.named : opened.startsWith(prefix);
+}
+
 /** Searches one file: opened, read, searched, and checked to be inside the root if it matched. */
 function searchFile(path: string, setup: WorkerSetup, settings: EngineSettings): WorkerOutcome {
   let fd: number;
@@ -137,7 +148,7 @@ function searchFile(path: string, setup: WorkerSetup, settings: EngineSettings):
     // A listed file was a file when the walk passed: a link there now is not followed. And a
     // FIFO swapped in must not block the open (for files the flag changes nothing).
     const flags = constants.O_RDONLY | constants.O_NONBLOCK;
-    fd = openSync(path, setup.named ? flags : flags | constants.O_NOFOLLOW);
+    fd = openSync(path, setup.follow ? flags : flags | constants.O_NOFOLLOW);
   } catch (error) {
     return failed(error);
   }
@@ -149,10 +160,8 @@ function searchFile(path: string, setup: WorkerSetup, settings: EngineSettings):
     } catch (error) {
       outcome = { kind: "failed", message: error instanceof Error ? error.message : String(error) };
     }
-    if (PROC_FD !== undefined && (outcome.kind === "hits" || outcome.kind === "too-large")) {
-      const opened = readlinkSync(`${PROC_FD}/${fd}`);
-      const inside = setup.named ? opened === setup.named : opened.startsWith(prefix);
-      if (!inside) return { kind: "unreadable", code: "ELOOP" };
+    if (PROC_FD !== undefined && outcome.kind !== "none" && !opensInside(fd, setup)) {
+      return { kind: "none" };
     }
     return outcome;
   } catch (error) {
