@@ -8,7 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { forceRescan } from "../src/index.js";
@@ -29,7 +29,7 @@ const SUITES = {
 /** Suites that read the corpus (the others build their own files). */
 const ON_CORPUS = new Set<keyof typeof SUITES>(["scan", "search"]);
 
-const repo = fileURLToPath(new URL("..", import.meta.url));
+const repo = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 const { values, positionals } = parseArgs({
   options: {
@@ -69,14 +69,23 @@ const header = {
   quick,
 };
 if (all || values.out !== undefined) {
-  const dir = values.out ?? (quick ? mkdtempSync(join(tmpdir(), "freshfs-bench-quick-")) : repo);
+  // Quick mode's page is written (so the writing is exercised) where it cannot be mistaken for
+  // the real one, and removed after, unless --out says where to keep it.
+  const scratch = quick && values.out === undefined;
+  const dir = scratch
+    ? mkdtempSync(join(tmpdir(), "freshfs-bench-quick-"))
+    : resolve(values.out ?? repo);
   const charts = dir === repo ? join(repo, "docs", "charts") : join(dir, "charts");
   const markdown = writeReport(dir, charts, header, results);
   if (dir === repo) formatPage(join(repo, "BENCHMARKS.md"));
   console.log(markdown);
-  console.error(
-    `bench: wrote ${join(dir, "BENCHMARKS.md")} and ${results.flatMap((r) => r.charts).length} charts in ${charts}`,
-  );
+  const count = results.flatMap((r) => r.charts).length;
+  if (scratch) {
+    rmSync(dir, { recursive: true, force: true });
+    console.error(`bench: the page and ${count} charts were written, then removed (quick mode)`);
+  } else {
+    console.error(`bench: wrote ${join(dir, "BENCHMARKS.md")} and ${count} charts in ${charts}`);
+  }
 } else {
   console.log(`Machine: ${header.machine}\n\n${header.corpus}\n`);
   for (const [index, result] of results.entries()) {

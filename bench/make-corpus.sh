@@ -6,7 +6,8 @@
 #
 #   make-corpus.sh DIR        build the tree in DIR (must not exist or be empty)
 #
-# The result is deterministic for a given npm registry state: versions are pinned exactly.
+# The packages named are pinned exactly (their own dependencies follow the registry's state),
+# and the one binary blob is random bytes: file counts and sources repeat, bytes may not.
 # `npm run bench` runs this into bench/.corpus when that is missing.
 set -euo pipefail
 

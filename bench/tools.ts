@@ -121,7 +121,7 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
         label: "edit one line",
         bars: [
           { label: "freshfs ws.edit", kind: "freshfs", timing: edit.freshfs },
-          { label: "safe write (temp, datasync, rename)", kind: "floor", timing: edit.floor },
+          { label: "safe write (temp file + rename)", kind: "floor", timing: edit.floor },
           { label: "unguarded writeFile in place", kind: "peer", timing: edit.naive },
         ],
       },

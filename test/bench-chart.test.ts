@@ -103,7 +103,7 @@ describe("renderChart", () => {
     expect(tickLabels(svg)).toEqual(["0", "50 µs", "100 µs", "150 µs", "200 µs", "250 µs"]);
   });
 
-  it("labels durations with the ratio of freshfs to each other tool", () => {
+  it("labels durations with how much faster or slower freshfs is than each other tool", () => {
     const svg = renderChart(
       chart([
         {
@@ -114,17 +114,23 @@ describe("renderChart", () => {
       ]),
     );
     expect(svg).toContain(">100.0 µs</text>");
-    expect(svg).toContain(">200.0 µs · freshfs 0.50×</text>");
-    expect(svg).toContain(">5.00 µs · freshfs 20×</text>");
+    expect(svg).toContain(">200.0 µs · freshfs 2.00× faster</text>");
+    expect(svg).toContain(">5.00 µs · freshfs 20× slower</text>");
     expect(svg).toContain(">300.0 µs</text>");
     expect(svg.match(/<path class="whisker"/g)).toHaveLength(4);
   });
 
-  it("writes ratios below 0.1 with three decimals", () => {
+  it("writes factors of 10 and over without decimals, and equal times as 1.00× faster", () => {
     const svg = renderChart(
-      chart([{ label: "g", bars: [bar("freshfs", "freshfs", 10), bar("rg", "peer", 1000)] }]),
+      chart([
+        {
+          label: "g",
+          bars: [bar("freshfs", "freshfs", 10), bar("rg", "peer", 1000), bar("fd", "peer", 10)],
+        },
+      ]),
     );
-    expect(svg).toContain("· freshfs 0.010×");
+    expect(svg).toContain("· freshfs 100× faster");
+    expect(svg).toContain("· freshfs 1.00× faster");
   });
 
   it("draws score charts on a 0..1 axis with three-decimal scores and no whiskers", () => {
@@ -187,7 +193,7 @@ describe("renderChart", () => {
         },
       ]),
     );
-    const labels = [...svg.matchAll(/<text x="([\d.]+)"[^>]*>([^<]*×)<\/text>/g)];
+    const labels = [...svg.matchAll(/<text x="([\d.]+)"[^>]*>([^<]*× (?:faster|slower))<\/text>/g)];
     expect(labels).toHaveLength(1);
     for (const [, x, content = ""] of labels) {
       // 6.5px per character is generous for 12px sans-serif digits.

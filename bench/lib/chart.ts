@@ -134,9 +134,12 @@ function valueLabel(chart: Chart, group: BarGroup, bar: Bar): string {
   if (chart.unit === "score") return bar.timing.median.toFixed(3);
   const reference = group.bars.find((other) => other.kind === "freshfs")?.timing;
   if (bar.kind === "freshfs" || reference === undefined) return formatUs(bar.timing.median);
+  // Said as "faster" or "slower" rather than a bare quotient, whose direction a reader must
+  // guess (the tables print "rg ÷ freshfs" for glob and "freshfs ÷ rg" for grep).
   const ratio = reference.median / bar.timing.median;
-  const digits = ratio < 0.1 ? 3 : ratio < 10 ? 2 : 0;
-  return `${formatUs(bar.timing.median)} · freshfs ${ratio.toFixed(digits)}×`;
+  const factor = ratio <= 1 ? 1 / ratio : ratio;
+  const digits = factor < 10 ? 2 : 0;
+  return `${formatUs(bar.timing.median)} · freshfs ${factor.toFixed(digits)}× ${ratio <= 1 ? "faster" : "slower"}`;
 }
 
 function scoreAxis(): Axis {

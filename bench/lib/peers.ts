@@ -23,8 +23,15 @@ export function peer(...names: string[]): Peer {
 /** Where `npm run bench` builds the corpus (gitignored). */
 export const CORPUS_DIR = fileURLToPath(new URL("../.corpus", import.meta.url));
 
-/** `FRESHFS_CORPUS`, else `bench/.corpus` (built by `bench/make-corpus.sh`). */
+/**
+ * `FRESHFS_CORPUS` (which must exist: a mistyped one is not quietly replaced), else
+ * `bench/.corpus` if it was built (by `bench/make-corpus.sh`).
+ */
 export function findCorpus(): string | undefined {
-  const candidates = [process.env.FRESHFS_CORPUS, CORPUS_DIR];
-  return candidates.find((dir): dir is string => dir !== undefined && existsSync(dir));
+  const given = process.env.FRESHFS_CORPUS;
+  if (given !== undefined && given !== "") {
+    if (!existsSync(given)) throw new Error(`FRESHFS_CORPUS is ${given}, which does not exist`);
+    return given;
+  }
+  return existsSync(CORPUS_DIR) ? CORPUS_DIR : undefined;
 }
