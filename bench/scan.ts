@@ -142,7 +142,7 @@ async function measure(corpus: string, options: ScanBenchOptions): Promise<Suite
     name: "scan",
     title: "Listing a repository",
     subtitle:
-      "Time for one full listing, cold, same run (shorter is better); ratios: freshfs ÷ the tool",
+      "Time for one full listing, cold, same run (shorter is better); on each tool: freshfs against it",
     unit: "time",
     groups: [
       {

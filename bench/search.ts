@@ -218,7 +218,7 @@ async function measure(root: string, options: SearchBenchOptions): Promise<Suite
   out.push("", fuzzy.table);
   out.push(
     "",
-    `Time per operation: median of ${runs} runs (fastest–slowest in brackets), the rows' operations interleaved run by run. "Cold" walks the tree first; "listing cached" reads the shared scan cache (as an agent's second call does). Below 1× freshfs is faster.`,
+    `Time per operation: median of ${runs} runs (fastest–slowest in brackets), the rows' operations interleaved run by run. "Cold" walks the tree first; "listing cached" reads the shared scan cache (as an agent's second call does). In the grep columns below 1× freshfs is faster; the glob column says how many times faster freshfs is.`,
   );
   const missing = [rg, fzf].filter((p) => !p.command).map((p) => `\`${p.names[0]}\``);
 
@@ -227,7 +227,7 @@ async function measure(root: string, options: SearchBenchOptions): Promise<Suite
       name: "grep",
       title: "grep over a repository",
       subtitle:
-        "Time per search, same run (shorter is better); ratios: freshfs with the listing cached ÷ the peer",
+        "Time per search, same run (shorter is better); on each peer: freshfs with the listing cached against it",
       unit: "time",
       groups: grepGroups,
     },
