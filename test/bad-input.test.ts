@@ -55,12 +55,17 @@ interface Case {
   readonly directOnly?: boolean;
 }
 
-/** What every case starts from; a.txt and b.txt have been read in full (strict policy). */
+/**
+ * What every case starts from; a.txt and b.txt have been read in full (strict policy). A read
+ * of a binary file records it (so that it can then be deleted or replaced), so the cases that
+ * need a binary file never read use `unread.dat`, which no case reads.
+ */
 const TREE = {
   "a.txt": "alpha\nbeta\n",
   "b.txt": "bee\n",
   "dir/inner.txt": "inner\n",
   "bin.dat": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02, 0x03]),
+  "unread.dat": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02, 0x03]),
 };
 
 /** A refusal's message is for a model: short, whatever the input's size. */
@@ -603,11 +608,16 @@ const NAMED_CASES: readonly Case[] = [
   },
   {
     tool: "write",
-    name: "over a binary file",
-    args: { file_path: "bin.dat", content: "x" },
+    name: "over a binary file never read",
+    args: { file_path: "unread.dat", content: "x" },
     expect: ["NOT_READ"],
   },
-  { tool: "delete", name: "a binary file", args: { file_path: "bin.dat" }, expect: ["NOT_READ"] },
+  {
+    tool: "delete",
+    name: "a binary file never read",
+    args: { file_path: "unread.dat" },
+    expect: ["NOT_READ"],
+  },
   {
     tool: "grep",
     name: "a pattern only a binary file holds",

@@ -741,18 +741,16 @@ describe("edit: files that are not editable text", () => {
 
   it("refuses a binary file, and leaves it alone", async () => {
     const binary = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x61, 0x62, 0x63, 0x0a]);
-    const { ws, dir, bytes } = await setup({ "img.png": binary });
-    await rejectsWith(ws.read({ file_path: "img.png" }), "BINARY");
-    // read refuses a binary file and records nothing, so the guard answers first: NOT_READ,
-    // as for any file never read (the guard's verdict comes before the content's, see NO_MATCH
-    // above). Following it, read then explains BINARY: the model is not left in a loop.
+    const { ws, bytes } = await setup({ "img.png": binary });
+    // Never read: the guard answers first, NOT_READ, as for any file (the guard's verdict
+    // comes before the content's, see NO_MATCH above).
     await rejectsWith(
       ws.edit({ file_path: "img.png", old_string: "abc", new_string: "xyz" }),
       "NOT_READ",
     );
-    // Once the file counts as read (a shell's cat recorded in the tracker), the content is
-    // judged: BINARY.
-    await ws.tracker.recordRead(join(dir, "img.png"));
+    // Following it, read explains BINARY and records what it saw, so the content is judged
+    // next: BINARY. The model is not left in a loop.
+    await rejectsWith(ws.read({ file_path: "img.png" }), "BINARY");
     const message = await rejectsWith(
       ws.edit({ file_path: "img.png", old_string: "abc", new_string: "xyz" }),
       "BINARY",

@@ -4,6 +4,8 @@
  * replacement keeping line endings, BOM, trailing newline and mode, symlinks, confinement, the
  * scan cache and typographic quotes.
  */
+
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import {
   chmod,
   chown,
@@ -202,6 +204,26 @@ describe("read: what is not plain UTF-8 text", () => {
     const message = await rejectsWith(ws.read({ file_path: "image.png" }), "BINARY");
     expect(message).toContain("image.png");
     expect(message).toContain("binary");
+  });
+
+  it("records a refused binary file as read, so strict can delete or replace it, and still catches a change", async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    const root = await tempTree({ "a.png": png, "b.png": png, "c.png": png });
+    const ws = new Workspace({ roots: root, policy: "strict" });
+    await rejectsWith(ws.delete({ file_path: "a.png" }), "NOT_READ");
+    const message = await rejectsWith(ws.read({ file_path: "a.png" }), "BINARY");
+    expect(message).toContain("12 bytes");
+    expect(message).toContain("may be deleted");
+    await ws.delete({ file_path: "a.png" });
+    expect(existsSync(join(root, "a.png"))).toBe(false);
+    await rejectsWith(ws.read({ file_path: "b.png" }), "BINARY");
+    await ws.write({ file_path: "b.png", content: "now text\n" });
+    expect(readFileSync(join(root, "b.png"), "utf8")).toBe("now text\n");
+    // Changed by someone else after the refused read: STALE, as for a text file.
+    await rejectsWith(ws.read({ file_path: "c.png" }), "BINARY");
+    writeFileSync(join(root, "c.png"), Buffer.concat([png, Buffer.from([1])]));
+    await rejectsWith(ws.delete({ file_path: "c.png" }), "STALE");
+    expect(existsSync(join(root, "c.png"))).toBe(true);
   });
 
   it("reads UTF-16 LE with a BOM as text", async () => {

@@ -74,7 +74,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "read",
     title: "Read file",
-    description: `Reads a text file and shows its lines numbered (cat -n). Shows ${READ_DEFAULT_LIMIT} lines from offset by default; lines longer than ${READ_MAX_LINE_CHARS} characters are cut with a marker, and output stops at ${READ_MAX_OUTPUT_BYTES / 1024} KiB with a note giving the offset to continue from. Binary files and files over ${MAX_FILE_BYTES / MIB} MiB are refused. Read a file before editing or overwriting it.`,
+    description: `Reads a text file and shows its lines numbered (cat -n). Shows ${READ_DEFAULT_LIMIT} lines from offset by default; lines longer than ${READ_MAX_LINE_CHARS} characters are cut with a marker, and output stops at ${READ_MAX_OUTPUT_BYTES / 1024} KiB with a note giving the offset to continue from. Binary files (whose state is still recorded, so they can then be deleted or replaced) and files over ${MAX_FILE_BYTES / MIB} MiB are refused. Read a file before editing or overwriting it.`,
     input: z.object({
       file_path: path("The file: absolute, or relative to the first root."),
       offset: count().optional().describe("1-based line to start from. Default 1."),

@@ -115,9 +115,13 @@ export async function readTool(context: ToolContext, input: ReadParams): Promise
     throw fromFsError(error, "read", shown);
   }
   if (isBinary(bytes)) {
+    // Not shown, but looked at: recorded as a full read, so that under `strict` the model can
+    // still delete, move or replace the file (a change after now is caught as for any file).
+    // Without the record, "read it first" would have no way to be satisfied.
+    await context.tracker.recordRead(target.lexical, { content: bytes });
     throw new FreshfsError(
       "BINARY",
-      `${shown} is a binary file (it has a NUL byte near the start); read shows text files only.`,
+      `${shown} is a binary file (${bytes.length} bytes, a NUL byte near the start); read shows text files only. Its current state is recorded, so it may be deleted, renamed or overwritten.`,
       { path: target.lexical },
     );
   }
