@@ -457,6 +457,21 @@ describe("grep over a listing taken before a swap", () => {
     for (const answer of answers) expect(answer).toEqual(answers[0]);
   });
 
+  it("does not name an outside file the regex got stuck on, as it names an inside one", async () => {
+    const { root, outside } = await layout();
+    const hostile = `${"a".repeat(40)}!\n`;
+    writeFileSync(join(root, "sub", "stuck.txt"), "calm\n");
+    writeFileSync(join(root, "a", "stuck.txt"), hostile);
+    await listed(root);
+    await rename(join(root, "sub"), join(root, "sub-moved"));
+    await symlink(outside, join(root, "sub"));
+    // Outside, the listed sub/stuck.txt now holds what makes the regex backtrack without end.
+    writeFileSync(join(outside, "stuck.txt"), hostile);
+    const result = await grep("(a+)+$", { path: root, cache: true, fileTimeoutMs: 300 });
+    expect(result.skipped.timedOut).toEqual(["a/stuck.txt"]);
+    expect(result.lines).toEqual([]);
+  }, 20_000);
+
   it("does not follow a link swapped in for the file the Workspace confined", async () => {
     const { root, outside } = await layout();
     const file = join(root, "sub", "f.txt");

@@ -21,6 +21,7 @@ import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pat
 import { resolveScanRoot } from "../../scan/walk.js";
 import { checkedOptions, type SearchProgress, searchListing } from "../listing.js";
 import type { LineRecord, SearchMode } from "./engine.js";
+import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
 import { compilePattern } from "./pattern.js";
 import { FILE_TYPES } from "./types.js";
 import {
@@ -411,7 +412,29 @@ async function runSearch(
     if (consumed >= files.length) stopping = true;
   };
 
-  type Ending = "done" | "stop" | "deadline" | { stuck: number } | { failed: number };
+  type Ending =
+    | "done"
+    | "stop"
+    | "deadline"
+    | { stuck: number; outside: boolean }
+    | { failed: number };
+
+  /**
+   * The file the worker is stuck on, still open in it, leads outside the root (a directory
+   * swapped for a link): it is skipped without being named, as the worker would have reported
+   * it. Naming it would tell that the regex backtracks on what the outside file holds. When
+   * the descriptor cannot be read (the worker moved on after all), it is named as before.
+   */
+  const stuckOutside = (currentFile: Int32Array, index: number): boolean => {
+    const fd = Atomics.load(currentFile, 1);
+    if (PROC_FD === undefined || fd < 0) return false;
+    try {
+      const inside = opensInside(fd, rootPrefix(search.root), search.named);
+      return !inside && Atomics.load(currentFile, 0) === index;
+    } catch {
+      return false;
+    }
+  };
 
   /** Searches one range in `worker`, watching it. */
   const searchRange = (
@@ -443,7 +466,7 @@ async function runSearch(
             lastIndex = index;
             lastChange = now;
           } else if (index >= range.from && now - lastChange >= budget.fileTimeoutMs) {
-            finish({ stuck: index });
+            finish({ stuck: index, outside: stuckOutside(currentFile, index) });
           }
         },
         Math.min(100, budget.fileTimeoutMs),
@@ -474,9 +497,8 @@ async function runSearch(
   /** One worker's life: ranges from the queue until it empties, the search stops, or it is lost. */
   const runWorker = async (): Promise<void> => {
     while (!stopping && queue.length > 0) {
-      const current = new SharedArrayBuffer(4);
-      const currentFile = new Int32Array(current);
-      currentFile[0] = -1;
+      const current = new SharedArrayBuffer(8);
+      const currentFile = new Int32Array(current).fill(-1);
       const worker = takeWorker();
       worker.postMessage({
         ...search,
@@ -495,7 +517,7 @@ async function runSearch(
         if (index < range.from) {
           throw new FreshfsError("IO_ERROR", "The search worker failed before it searched a file.");
         }
-        collected.timedOut.push(index);
+        if (!("outside" in ending && ending.outside)) collected.timedOut.push(index);
         skip.push(index);
         queue.unshift({
           key: range.key,

@@ -4,17 +4,10 @@
  * regex that backtracks without end can be stopped: the thread is terminated, which no code on
  * the main thread could do to a running `RegExp.exec`. Depends on `engine`.
  */
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  openSync,
-  readlinkSync,
-  readSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { parentPort, receiveMessageOnPort } from "node:worker_threads";
 import { type EngineSettings, type FileOutcome, type SearchMode, searchBuffer } from "./engine.js";
+import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
 
 /** Once per search: what to search for, and in which files. */
 export interface WorkerSetup {
@@ -44,7 +37,10 @@ export interface WorkerSetup {
   readonly maxCount: number;
   readonly mode: SearchMode;
   readonly maxFileSize: number;
-  /** [0]: index of the file being searched, written before each file (-1 before the first). */
+  /**
+   * [0]: index of the file being searched, written before each file (-1 before the first);
+   * [1]: its open descriptor while it is searched, else -1.
+   */
   readonly current: SharedArrayBuffer;
 }
 
@@ -88,17 +84,17 @@ const FIRST_READ = 64 * 1024;
  */
 let scratch = Buffer.allocUnsafe(FIRST_READ);
 
-/**
- * Where the process's descriptors name the files they were opened on (Linux). A directory
- * swapped for a link out after the walk passed it would let a file be opened outside the root;
- * the walk never follows a link, so neither must grep. A file whose search gave anything to
- * report (lines, a count, binary, too large, a regex failure) is checked first: its descriptor,
- * still open, must name a file under the root, or the one file named. One that does not is
- * reported as nothing at all, as a file that is not there: a distinct answer would tell whether
- * the outside file matched. Checking every file cost 20-30% of grep's speed (measured); files
- * with something to report are few. Where /proc is missing, nothing is checked.
+/*
+ * A directory swapped for a link out after the walk passed it would let a file be opened outside
+ * the root; the walk never follows a link, so neither must grep. A file whose search gave
+ * anything to report (lines, a count, binary, too large, a regex failure) is checked first
+ * (`opensInside`, through /proc): its descriptor, still open, must name a file under the root,
+ * or the one file named. One that does not is reported as nothing at all, as a file that is not
+ * there: a distinct answer would tell whether the outside file matched. Checking every file cost
+ * 20-30% of grep's speed (measured); files with something to report are few. The descriptor is
+ * published in `current[1]` while the file is searched, so that the parent can check a file the
+ * regex gets stuck on before it names it. Where /proc is missing, nothing is checked.
  */
-const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
 
 function failed(error: unknown): WorkerOutcome {
   return { kind: "unreadable", code: (error as NodeJS.ErrnoException).code ?? "EIO" };
@@ -134,15 +130,13 @@ function read(fd: number, maxFileSize: number): Buffer | WorkerOutcome {
   }
 }
 
-/** Whether the descriptor names the named file, or a file under the root. */
-function opensInside(fd: number, setup: WorkerSetup): boolean {
-  // A file deleted (or replaced by a rename) since it was opened is named "<path> (deleted)".
-  const opened = readlinkSync(`${PROC_FD}/${fd}`).replace(/ \(deleted\)$/, "");
-  return setup.named ? opened === setup.named : opened.startsWith(prefix);
-}
-
 /** Searches one file: opened, read, searched, and checked to be inside the root if it matched. */
-function searchFile(path: string, setup: WorkerSetup, settings: EngineSettings): WorkerOutcome {
+function searchFile(
+  path: string,
+  setup: WorkerSetup,
+  settings: EngineSettings,
+  current: Int32Array,
+): WorkerOutcome {
   let fd: number;
   try {
     // A listed file was a file when the walk passed: a link there now is not followed. And a
@@ -152,6 +146,7 @@ function searchFile(path: string, setup: WorkerSetup, settings: EngineSettings):
   } catch (error) {
     return failed(error);
   }
+  Atomics.store(current, 1, fd);
   try {
     const file = read(fd, setup.maxFileSize);
     let outcome: WorkerOutcome;
@@ -160,13 +155,14 @@ function searchFile(path: string, setup: WorkerSetup, settings: EngineSettings):
     } catch (error) {
       outcome = { kind: "failed", message: error instanceof Error ? error.message : String(error) };
     }
-    if (PROC_FD !== undefined && outcome.kind !== "none" && !opensInside(fd, setup)) {
+    if (PROC_FD !== undefined && outcome.kind !== "none" && !opensInside(fd, prefix, setup.named)) {
       return { kind: "none" };
     }
     return outcome;
   } catch (error) {
     return failed(error);
   } finally {
+    Atomics.store(current, 1, -1);
     closeSync(fd);
   }
 }
@@ -179,7 +175,7 @@ let prefix = "/";
 
 function prepare(message: WorkerSetup): void {
   setup = message;
-  prefix = message.root.endsWith("/") ? message.root : `${message.root}/`;
+  prefix = rootPrefix(message.root);
   files = message.files.split("\0").map((file) => prefix + file);
   settings = {
     regex: new RegExp(message.source, message.flags),
@@ -223,7 +219,7 @@ function search(range: WorkerRange): void {
     }
     if (skip.has(i)) continue;
     Atomics.store(current, 0, i);
-    const outcome = searchFile(files[i] as string, setup, settings);
+    const outcome = searchFile(files[i] as string, setup, settings, current);
     if (outcome.kind !== "none") results.push([i, outcome]);
   }
   flush(range.end, true);
