@@ -3,7 +3,8 @@
  * writes BENCHMARKS.md and the charts in docs/charts/. `npm run bench -- scan search` runs the
  * named suites and prints them without writing the page (a page of some suites would drop the
  * others). `--quick` is the smoke run: small generated trees, under a minute, the report
- * written to a temp directory (or `--out DIR`), so CI proves the whole path still works.
+ * written to a temp directory and removed (or kept in `--out DIR`), so CI proves the whole
+ * path still works.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, renameSync, rmSync } from "node:fs";
@@ -65,7 +66,9 @@ const header = {
   machine: machine(),
   corpus: corpus
     ? await describeCorpus(corpus)
-    : "Corpus: small trees generated at run time (quick mode), not the benchmark corpus.",
+    : quick
+      ? "Corpus: small trees generated at run time (quick mode), not the benchmark corpus."
+      : "Corpus: not used by these suites (they write their own files).",
   quick,
 };
 if (all || values.out !== undefined) {
