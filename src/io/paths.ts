@@ -40,8 +40,21 @@ const MAX_LINK_HOPS = 40;
  * lock or record taken before the target exists keeps its key after.
  */
 export function canonicalPath(path: string, fs: FsSeam): string {
-  return resolveFrom(absolutePath(path), fs, { hops: 0 });
+  const absolute = absolutePath(path);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return resolveFrom(absolute, fs, { hops: 0 });
+    } catch (error) {
+      // EINVAL: a name was a link when looked at and not one when read (or the reverse), as
+      // another process swapped it; the resolution is only ever right as a whole, so again.
+      const changed = (error as NodeJS.ErrnoException).code === "EINVAL";
+      if (!changed || attempt >= CHANGED_RETRIES) throw error;
+    }
+  }
 }
+
+/** Resolutions tried again when the path changed under the one before (see canonicalPath). */
+const CHANGED_RETRIES = 3;
 
 function resolveFrom(absolute: string, fs: FsSeam, budget: { hops: number }): string {
   try {
