@@ -12,8 +12,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { FileStateTracker, FreshfsError } from "../src/index.js";
 import { retainedBytes } from "../test/helpers/heap.js";
 import type { Chart } from "./lib/chart-types.js";
-import { formatTiming, formatUs, sample, type Timing } from "./lib/measure.js";
-import { type SuiteResult, times } from "./lib/report.js";
+import { formatTiming, formatUs, sample, type Timing, times } from "./lib/measure.js";
+import type { SuiteResult } from "./lib/report.js";
 
 export interface GuardOptions {
   quick: boolean;

@@ -5,7 +5,7 @@
  * freshfs without ignore rules beside tinyglobby and fdir (which have none), for scale; the
  * warm `getOrScan` hit; and heap per listed entry.
  */
-import { execFile, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,21 +15,12 @@ import { glob } from "tinyglobby";
 import { configureScanCache, forceRescan, getOrScan } from "../src/index.js";
 import { retainedBytes } from "../test/helpers/heap.js";
 import type { Bar, Chart } from "./lib/chart-types.js";
-import { formatTiming, formatUs, sample, type Timing } from "./lib/measure.js";
-import { findCorpus, type Peer, peer } from "./lib/peers.js";
-import { type SuiteResult, times } from "./lib/report.js";
+import { formatTiming, formatUs, sample, type Timing, times } from "./lib/measure.js";
+import { findCorpus, type Peer, peer, runPeer } from "./lib/peers.js";
+import type { SuiteResult } from "./lib/report.js";
 
 export interface ScanBenchOptions {
   quick: boolean;
-}
-
-function run(command: string, args: string[], cwd: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, maxBuffer: 256 * 1024 * 1024 }, (error, stdout) => {
-      if (error) reject(error);
-      else resolve(stdout.length);
-    });
-  });
 }
 
 /** A small tree with a .gitignore, for the smoke run. */
@@ -72,7 +63,7 @@ async function measure(corpus: string, options: ScanBenchOptions): Promise<Suite
   const cold = await forceRescan(corpus);
   const raw = await forceRescan(corpus, { useGitignore: false });
 
-  const spawned = (p: Peer, args: string[]) => () => run(p.command as string, args, corpus);
+  const spawned = (p: Peer, args: string[]) => () => runPeer(p.command as string, args, corpus);
   /** The listing rows with ignore rules: label, bar kind, the peer (if any) and its command. */
   const listers: { label: string; kind: Bar["kind"]; peer?: Peer; args?: string[] }[] = [
     { label: "freshfs cold walk", kind: "freshfs" },

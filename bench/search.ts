@@ -5,7 +5,7 @@
  * without); glob against tinyglobby and `rg --files -g`; fuzzyFind against `fzf --filter`,
  * for speed and for ranking (mean reciprocal rank of the intended file over bench/fuzzy-queries.json).
  */
-import { execFile, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -20,37 +20,12 @@ import {
   grep,
 } from "../src/index.js";
 import type { BarGroup, Chart } from "./lib/chart-types.js";
-import { formatTiming, formatUs, sample, type Timing } from "./lib/measure.js";
-import { findCorpus, peer } from "./lib/peers.js";
-import { type SuiteResult, times } from "./lib/report.js";
+import { formatTiming, formatUs, sample, type Timing, times } from "./lib/measure.js";
+import { findCorpus, peer, runPeer } from "./lib/peers.js";
+import type { SuiteResult } from "./lib/report.js";
 
 export interface SearchBenchOptions {
   quick: boolean;
-}
-
-function run(
-  command: string,
-  args: readonly string[],
-  cwd: string,
-  input?: string,
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      command,
-      [...args],
-      { cwd, maxBuffer: 512 * 1024 * 1024 },
-      (error, stdout) => {
-        // rg and fzf exit 1 when nothing matched: an answer, not a failure.
-        if (error && (error as { code?: unknown }).code !== 1) reject(error);
-        else resolve(stdout);
-      },
-    );
-    // rg reads its standard input when that is not a terminal and no path is given: close it.
-    // A peer that exits without reading it (rg given a path) breaks the pipe: not a failure,
-    // its answer is on stdout.
-    child.stdin?.on("error", () => {});
-    child.stdin?.end(input ?? "");
-  });
 }
 
 async function smallTree(): Promise<string> {
@@ -146,7 +121,7 @@ async function measure(root: string, options: SearchBenchOptions): Promise<Suite
       cached: () => grep(row.pattern, { ...base, cache: true }),
     };
     if (rg.command)
-      ops.rg = () => run(rg.command as string, [...row.rg, "-e", row.pattern, "."], root);
+      ops.rg = () => runPeer(rg.command as string, [...row.rg, "-e", row.pattern, "."], root);
     const t = await sample(ops, { runs, iterations: 1, warmup: 1 });
     const cold = t.cold as Timing;
     const cached = t.cached as Timing;
@@ -194,7 +169,8 @@ async function measure(root: string, options: SearchBenchOptions): Promise<Suite
       cached: () => glob(pattern, { path: root, cache: true }),
       tinyglobby: () => tinyglob(pattern, { cwd: root, ignore: ["**/node_modules/**"] }),
     };
-    if (rg.command) ops.rg = () => run(rg.command as string, ["--files", "-g", pattern, "."], root);
+    if (rg.command)
+      ops.rg = () => runPeer(rg.command as string, ["--files", "-g", pattern, "."], root);
     // Ten calls a run: a single sub-millisecond call is mostly timer and scheduling noise.
     const t = await sample(ops, { runs, iterations: options.quick ? 2 : 10, warmup: 3 });
     const cached = t.cached as Timing;
@@ -333,7 +309,7 @@ async function benchFuzzy(
   const ours = (query: string) =>
     fuzzyFind(query, { path: root, cache: true, limit: 1000, includeDirectories: false });
   const theirs = async (query: string) =>
-    (await run(fzf as string, ["--filter", query], root, input)).split("\n");
+    (await runPeer(fzf as string, ["--filter", query], root, input)).split("\n");
   // Ranking: the reciprocal rank of the intended file, averaged over the queries.
   let oursRank = 0;
   let theirsRank = 0;

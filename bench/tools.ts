@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Workspace } from "../src/index.js";
 import type { Chart } from "./lib/chart-types.js";
-import { formatTiming, sample, type Timing } from "./lib/measure.js";
-import { type SuiteResult, times } from "./lib/report.js";
+import { formatTiming, sample, type Timing, times } from "./lib/measure.js";
+import type { SuiteResult } from "./lib/report.js";
 
 export interface ToolsOptions {
   quick: boolean;

@@ -4,7 +4,7 @@
  * README can show on GitHub, which blocks scripts: string templates are all it takes.
  */
 import type { Bar, BarGroup, BarKind, Chart } from "./chart-types.js";
-import { formatUs, type Timing } from "./measure.js";
+import { formatUs, type Timing, times } from "./measure.js";
 
 const WIDTH = 760;
 const PAD = 16;
@@ -138,8 +138,7 @@ function valueLabel(chart: Chart, group: BarGroup, bar: Bar): string {
   // guess (the tables print "rg ÷ freshfs" for glob and "freshfs ÷ rg" for grep).
   const ratio = reference.median / bar.timing.median;
   const factor = ratio <= 1 ? 1 / ratio : ratio;
-  const digits = factor < 10 ? 2 : 0;
-  return `${formatUs(bar.timing.median)} · freshfs ${factor.toFixed(digits)}× ${ratio <= 1 ? "faster" : "slower"}`;
+  return `${formatUs(bar.timing.median)} · freshfs ${times(factor)} ${ratio <= 1 ? "faster" : "slower"}`;
 }
 
 function scoreAxis(): Axis {

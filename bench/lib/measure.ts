@@ -62,6 +62,11 @@ export function formatUs(us: number): string {
   return `${us.toFixed(us < 10 ? 2 : 1)} µs`;
 }
 
+/** `x` as a ratio: two decimals under 10, none from 10 up. */
+export function times(x: number): string {
+  return x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(2)}×`;
+}
+
 export function formatTiming(timing: Timing): string {
   return `${formatUs(timing.median)} (${formatUs(timing.min)}–${formatUs(timing.max)})`;
 }

@@ -2,7 +2,7 @@
  * Peers and the corpus: which peer programs are installed (a missing one is reported, never
  * silently dropped), and where the benchmark corpus is.
  */
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -34,4 +34,32 @@ export function findCorpus(): string | undefined {
     return given;
   }
   return existsSync(CORPUS_DIR) ? CORPUS_DIR : undefined;
+}
+
+/**
+ * Runs a peer in `cwd` and reads its output in full, as an agent spawning it would. Exit 1 is
+ * an answer (rg and fzf: nothing matched), not a failure.
+ */
+export function runPeer(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  input?: string,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      command,
+      [...args],
+      { cwd, maxBuffer: 512 * 1024 * 1024 },
+      (error, stdout) => {
+        if (error && (error as { code?: unknown }).code !== 1) reject(error);
+        else resolve(stdout);
+      },
+    );
+    // rg reads its standard input when that is not a terminal and no path is given: close it.
+    // A peer that exits without reading it (rg given a path) breaks the pipe: not a failure,
+    // its answer is on stdout.
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(input ?? "");
+  });
 }

@@ -30,11 +30,6 @@ export interface ReportHeader {
   readonly quick: boolean;
 }
 
-/** `x` as a ratio: two decimals under 10, none from 10 up. */
-export function times(x: number): string {
-  return x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(2)}×`;
-}
-
 /**
  * Writes `BENCHMARKS.md` into `dir` and the charts into `chartsDir`, linked relatively.
  * Returns the Markdown.
