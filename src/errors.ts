@@ -19,6 +19,8 @@
  * - `INVALID_ARGUMENT`: an option or parameter is malformed.
  * - `ABORTED`: the caller's `AbortSignal` fired.
  * - `DEADLOCK`: a call holding path locks asked for more (take them all in one call).
+ * - `LOCKED`: another freshfs process kept the file's lock past the wait bound (the message
+ *   names it).
  * - `OUTSIDE_ROOT`: a path that is, or resolves to, a place outside the workspace's roots.
  * - `NO_MATCH`: an edit's old text is not in the file.
  * - `AMBIGUOUS`: an edit's old text is in the file more than once.
@@ -39,6 +41,7 @@ export type FreshfsErrorCode =
   | "INVALID_ARGUMENT"
   | "ABORTED"
   | "DEADLOCK"
+  | "LOCKED"
   | "OUTSIDE_ROOT"
   | "NO_MATCH"
   | "AMBIGUOUS"

@@ -3,6 +3,7 @@
  * exported here is internal.
  */
 export { FreshfsError, type FreshfsErrorCode } from "./errors.js";
+export { LOCK_STALE_MS, LOCK_WAIT_MS } from "./io/lockfile.js";
 export {
   configureScanCache,
   type ForceRescanOptions,
@@ -60,6 +61,7 @@ export {
   type RecordEditOptions,
   type RecordReadOptions,
 } from "./state/tracker.js";
+export type { CallOptions } from "./tools/commit.js";
 export type { EditParams, EditResult, MultiEditParams } from "./tools/edit.js";
 export type { DeleteParams, DeleteResult, RenameParams, RenameResult } from "./tools/files.js";
 export {

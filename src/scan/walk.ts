@@ -14,6 +14,7 @@ import { type Dirent, lstatSync, opendirSync, readdirSync, readFileSync, statSyn
 import { join } from "node:path";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { nodeFs } from "../io/fs.js";
+import { isFreshfsSidecar } from "../io/names.js";
 import { absolutePath, canonicalPath } from "../io/paths.js";
 import { byteForm, isAscii, type PatternProblem } from "./ignore/pattern.js";
 import { IgnoreStack, loadRepository, type Repository } from "./ignore/stack.js";
@@ -96,13 +97,6 @@ export interface SkippedFile {
   readonly path: string;
   readonly hidden: boolean;
   readonly ignored: boolean;
-}
-
-/** The name `tools/atomic` gives a temp file: `.<name>.freshfs-<12 hex digits>.tmp`. */
-const FRESHFS_TEMP = /^\..+\.freshfs-[0-9a-f]{12}\.tmp$/;
-
-export function isFreshfsTemp(name: string): boolean {
-  return name.endsWith(".tmp") && FRESHFS_TEMP.test(name);
 }
 
 /** How long the walker may hold the event loop before it yields. */
@@ -357,8 +351,9 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     }
     const name = dirent.name;
     // `.git` is always pruned: a directory in a repository, a "gitdir:" file in a work tree.
-    // A freshfs temp file is half of a write in flight, or left by a killed one: never content.
-    if (name === ".git" || isFreshfsTemp(name)) continue;
+    // A freshfs temp file is half of a write in flight, or left by a killed one, and a lock
+    // file says who is writing: never content.
+    if (name === ".git" || isFreshfsSidecar(name)) continue;
     const hidden = !options.includeHidden && name.charCodeAt(0) === 0x2e;
     if (hidden && !dirent.isFile()) continue;
     const type = typeOf(dirent);

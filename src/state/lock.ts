@@ -1,16 +1,25 @@
 /**
- * Per-path async locks: the write path runs guard check → write → record as one step under
- * the lock of the canonical path, so no other call on that file can slip in between (contract
- * 1.2). Depends on `io/` and `errors`.
+ * Per-path locks: the write path runs guard check → write → record as one step under the lock
+ * of the canonical path, so no other call on that file can slip in between (contract 1.2), in
+ * this process (a FIFO queue per path, the fast path) and in every other freshfs process (the
+ * lock file, `io/lockfile`, taken by the head of the queue only). Depends on `io/` and `errors`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { FreshfsError, fromFsError } from "../errors.js";
 import { nodeFs } from "../io/fs.js";
+import { acquireFileLock, type FileLock } from "../io/lockfile.js";
 import { canonicalPath } from "../io/paths.js";
 
 export interface PathLockOptions {
   /** Stops waiting for the lock (the holder is not interrupted). */
   signal?: AbortSignal | undefined;
+  /**
+   * How long to wait for another freshfs process's lock of the file before `LOCKED`.
+   * @default LOCK_WAIT_MS (5000)
+   */
+  waitMs?: number | undefined;
+  /** What the caller does with the file ("edit"), named to other processes that wait for it. */
+  operation?: string | undefined;
 }
 
 /**
@@ -103,11 +112,14 @@ function aborted(): FreshfsError {
 const processLocks = new KeyedLock();
 
 /**
- * Runs `fn` while holding the process-wide locks of one or more paths, by canonical path
- * (symlinks resolved, so every spelling of one file shares one lock; a path that does not exist
- * yet locks where it would be created). Calls on one path run one at a time, in the order they
- * asked; calls on different paths do not wait for each other. Pass both sides of a rename
- * together: several paths are taken in a fixed order, so no two callers deadlock.
+ * Runs `fn` while holding the locks of one or more paths, by canonical path (symlinks resolved,
+ * so every spelling of one file shares one lock; a path that does not exist yet locks where it
+ * would be created), in this process and against every other freshfs process. Calls on one
+ * path run one at a time, in the order they asked (across processes: whoever creates the lock
+ * file first); calls on different paths do not wait for each other. Pass both sides of a rename
+ * together: several paths are taken in one fixed order, in every process, so no two callers
+ * deadlock. Another process's lock held past `waitMs` is `LOCKED`; one left by a process that
+ * died is taken over (see `LOCK_STALE_MS`).
  */
 export async function withPathLock<T>(
   paths: string | readonly string[],
@@ -121,5 +133,43 @@ export async function withPathLock<T>(
       throw fromFsError(error, "lock", path);
     }
   });
-  return processLocks.run(keys, fn, options);
+  return withEntryLocks(keys, fn, options);
+}
+
+export interface EntryLockOptions extends PathLockOptions {
+  /** The key as messages show it (a path relative to the workspace root). */
+  readonly shown?: ((key: string) => string) | undefined;
+}
+
+/**
+ * `withPathLock` for keys that are canonical already: a file's real path, or a link or directory
+ * by its own name (delete and rename act on the entry, not on where a link leads).
+ */
+export async function withEntryLocks<T>(
+  keys: readonly string[],
+  fn: () => T | Promise<T>,
+  options: EntryLockOptions = {},
+): Promise<T> {
+  return processLocks.run(
+    keys,
+    async () => {
+      const held: FileLock[] = [];
+      try {
+        // The order KeyedLock takes them in, which every process shares: no deadlock between two.
+        for (const key of [...new Set(keys)].sort()) {
+          const lock = await acquireFileLock(key, {
+            signal: options.signal,
+            waitMs: options.waitMs,
+            operation: options.operation,
+            shown: options.shown?.(key),
+          });
+          if (lock) held.push(lock);
+        }
+        return await fn();
+      } finally {
+        for (const lock of held.reverse()) lock.release();
+      }
+    },
+    options,
+  );
 }

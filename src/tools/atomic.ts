@@ -3,25 +3,12 @@
  * file's mode, then renamed over the target, so a reader (or a crash) sees the old bytes or
  * the new ones, never a mix. Depends on `errors`.
  */
-import { randomBytes } from "node:crypto";
 import { linkSync, lstatSync, readdirSync, renameSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { errnoOf, fromFsError } from "../errors.js";
 import { HeldDirectory } from "../io/held.js";
-import { isFreshfsTemp } from "../scan/walk.js";
-
-/**
- * The temp file's name: hidden, and marked as freshfs's own (`.name.freshfs-<random>.tmp`), so
- * one left behind by a killed process is recognizable; listings never show it
- * (`isFreshfsTemp` in scan/walk).
- */
-function tempPathFor(target: string): string {
-  return join(
-    dirname(target),
-    `.${basename(target)}.freshfs-${randomBytes(6).toString("hex")}.tmp`,
-  );
-}
+import { isFreshfsTemp, tempNameFor, tempPrefixFor } from "../io/names.js";
 
 export interface AtomicWriteOptions {
   /** Permission bits for the file (an existing file's own); else 0o666 less the umask. */
@@ -57,7 +44,9 @@ export async function writeAtomic(
   // Every step goes through the directory held open: one swapped for a link meanwhile can
   // neither receive the temp file nor the rename.
   const held = HeldDirectory.open(dirname(target), target);
-  const tempName = basename(tempPathFor(target));
+  // Hidden, and marked as freshfs's own (`.name.freshfs-<random>.tmp`), so one left behind by a
+  // killed process is recognizable; listings never show it (`io/names`).
+  const tempName = tempNameFor(basename(target));
   const temp = held.entry(tempName);
   let committed = false;
   try {
@@ -124,7 +113,7 @@ const STALE_TEMP_MS = 60_000;
 /** Removes temp files of `target` that a killed writer left behind. */
 export function removeLeftTemps(target: string): void {
   const dir = dirname(target);
-  const prefix = `.${basename(target)}.freshfs-`;
+  const prefix = tempPrefixFor(basename(target));
   let names: string[];
   try {
     names = readdirSync(dir);

@@ -1,14 +1,24 @@
 /**
- * The one write path every mutation takes (contract Part 4): under the path's lock, the file
- * as it is now, the guard's check, an atomic write whose last step repeats the check, the
- * tracker's record of the new bytes, and the scan cache told. Depends on `state/`, `scan/`,
- * `errors` and `tools/`.
+ * The one write path every mutation takes (contract Part 4): under the path's lock (this
+ * process's and every other freshfs process's), the file as it is now, the guard's check, an
+ * atomic write whose last step repeats the check, the tracker's record of the new bytes, and
+ * the scan cache told. Depends on `state/`, `scan/`, `errors` and `tools/`.
  */
-import { accessSync, type BigIntStats, constants, readFileSync, realpathSync } from "node:fs";
+import {
+  accessSync,
+  type BigIntStats,
+  closeSync,
+  constants,
+  lstatSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+} from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { errnoOf, FreshfsError, fromFsError, isGone } from "../errors.js";
 import { invalidateFsScanAfterWrite } from "../scan/cache.js";
+import { withEntryLocks } from "../state/lock.js";
 import { countLines, describeNonFile, hexDigest, sha256 } from "../state/snapshot.js";
 import type { FileStateTracker, GuardPolicy, PartialReadPolicy } from "../state/tracker.js";
 import { removeLeftTemps, writeAtomic } from "./atomic.js";
@@ -23,6 +33,33 @@ export interface ToolContext {
   readonly partialReads: PartialReadPolicy;
   /** The search tools use the shared scan cache. */
   readonly cache: boolean;
+}
+
+/** What a caller may pass to one tool call besides its parameters. */
+export interface CallOptions {
+  /**
+   * Stops the call: a search stops reading files, a mutation stops waiting for its lock (a
+   * mutation that holds its lock is never interrupted). Rejects with `ABORTED`.
+   */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Runs a mutation under the locks of `keys` (canonical entries), in this process and in every
+ * other freshfs process; messages name them as the model sees them.
+ */
+export function underLocks<T>(
+  context: ToolContext,
+  keys: readonly string[],
+  operation: string,
+  call: CallOptions,
+  fn: () => Promise<T>,
+): Promise<T> {
+  return withEntryLocks(keys, fn, {
+    signal: call.signal,
+    operation,
+    shown: (key) => context.roots.display(key),
+  });
 }
 
 /** The file as it is on disk now, read whole (tools refuse files past `MAX_FILE_BYTES`). */
@@ -215,5 +252,86 @@ function sameBytesOnDisk(path: string, bytes: Buffer): boolean {
     return readFileSync(path).equals(bytes);
   } catch {
     return false;
+  }
+}
+
+/**
+ * A directory entry as a delete or a replacing rename found it, for the check repeated just
+ * before the change (contract 1.2, 5.1): the entry (inode) and, for a file, its bytes; for a
+ * file past `MAX_FILE_BYTES`, which is not read whole in a call, its stat data.
+ */
+export interface EntrySnapshot {
+  readonly stats: BigIntStats;
+  /** A file's bytes; undefined for a link, a directory or a file too large to read. */
+  readonly bytes: Buffer | undefined;
+}
+
+/** Reads `entry` (not following a final link) for `entryUnchanged`; undefined when it is gone. */
+export function snapshotEntry(
+  entry: string,
+  action: string,
+  shown: string,
+): EntrySnapshot | undefined {
+  let stats: BigIntStats | undefined;
+  try {
+    stats = lstatSync(entry, { bigint: true, throwIfNoEntry: false });
+    if (!stats) return undefined;
+    if (!stats.isFile() || stats.size > BigInt(MAX_FILE_BYTES)) return { stats, bytes: undefined };
+    return { stats, bytes: readEntry(entry) };
+  } catch (error) {
+    if (isGone(error)) return undefined;
+    throw fromFsError(error, action, shown);
+  }
+}
+
+function readEntry(entry: string): Buffer {
+  const fd = openSync(entry, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Synchronous, for the line right before the `unlink` or `rename`: whether `entry` is still the
+ * one `before` saw (the same inode, and a file the same bytes; a file too large to read, the
+ * same size, mtime and ctime to the nanosecond). A writer that takes part in no locking (an
+ * editor, a shell) is left only the window of the system call itself.
+ */
+export function entryUnchanged(entry: string, before: EntrySnapshot): boolean {
+  try {
+    const now = lstatSync(entry, { bigint: true, throwIfNoEntry: false });
+    if (!now || now.ino !== before.stats.ino || now.dev !== before.stats.dev) return false;
+    if (!before.stats.isFile()) return true;
+    if (before.bytes) return readEntry(entry).equals(before.bytes);
+    return (
+      now.size === before.stats.size &&
+      now.mtimeNs === before.stats.mtimeNs &&
+      now.ctimeNs === before.stats.ctimeNs
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Under `strict`, the bytes about to be deleted or replaced must be the ones the model read
+ * (the guard compared the disk with its record a moment after `before` was taken).
+ */
+export function assertSnapshotRead(
+  context: ToolContext,
+  lexical: string,
+  before: EntrySnapshot,
+  shown: string,
+): void {
+  if (context.policy !== "strict" || !before.bytes) return;
+  const read = context.tracker.latest(lexical);
+  if (read?.hash !== undefined && read.hash !== hexDigest(sha256(before.bytes))) {
+    throw new FreshfsError(
+      "STALE",
+      `${shown} changed on disk while the call was being prepared. Read it again, then retry.`,
+      { path: lexical },
+    );
   }
 }

@@ -4,16 +4,17 @@
  * endings and trailing newline, and answer with a unified diff. Depends on `tools/`, `state/`.
  */
 import { FreshfsError } from "../errors.js";
-import { withPathLock } from "../state/lock.js";
 import type { ReadEntry } from "../state/tracker.js";
 import { Args } from "./args.js";
 import {
   assertBasedOnRead,
+  type CallOptions,
   type Current,
   checkGuard,
   commitWrite,
   readCurrent,
   type ToolContext,
+  underLocks,
 } from "./commit.js";
 import { firstChangedLine, unifiedDiff } from "./diff.js";
 import { AMBIGUOUS_LINES_SHOWN } from "./limits.js";
@@ -102,16 +103,21 @@ function readReplacement(args: Args): Replacement {
   return { old, next, all };
 }
 
-export async function editTool(context: ToolContext, input: EditParams): Promise<EditResult> {
+export async function editTool(
+  context: ToolContext,
+  input: EditParams,
+  call: CallOptions = {},
+): Promise<EditResult> {
   const args = new Args("edit", input);
   const path = args.requiredText("file_path", ["filePath", "path"]);
   const replacement = readReplacement(args);
-  return applyEdits(context, path, [replacement], "edit");
+  return applyEdits(context, path, [replacement], "edit", call);
 }
 
 export async function multiEditTool(
   context: ToolContext,
   input: MultiEditParams,
+  call: CallOptions = {},
 ): Promise<EditResult> {
   const args = new Args("multiEdit", input);
   const path = args.requiredText("file_path", ["filePath", "path"]);
@@ -125,7 +131,7 @@ export async function multiEditTool(
       "multiEdit: an empty old_string (create the file) only works as the single edit.",
     );
   }
-  return applyEdits(context, path, edits, "multiEdit");
+  return applyEdits(context, path, edits, "multiEdit", call);
 }
 
 interface Located {
@@ -140,10 +146,11 @@ async function applyEdits(
   path: string,
   edits: readonly Replacement[],
   tool: string,
+  call: CallOptions,
 ): Promise<EditResult> {
   const target = context.roots.confineFile(path);
   const shown = context.roots.display(target.lexical);
-  return withPathLock(target.real, async () => {
+  return underLocks(context, [target.real], tool, call, async () => {
     context.roots.reconfine(path, target);
     const current = await readCurrent(target, "edit", shown);
     const first = edits[0] as Replacement;

@@ -5,14 +5,23 @@
  */
 import type { BigIntStats } from "node:fs";
 import { linkSync, lstatSync, renameSync, unlinkSync } from "node:fs";
-import { lstat } from "node:fs/promises";
 import { basename, dirname, sep } from "node:path";
-import { errnoOf, FreshfsError, fromFsError, isGone } from "../errors.js";
+import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { HeldDirectory } from "../io/held.js";
 import { invalidateFsScanAfterDelete, invalidateFsScanAfterRename } from "../scan/cache.js";
-import { withPathLock } from "../state/lock.js";
+import { hexDigest, sha256 } from "../state/snapshot.js";
 import { Args } from "./args.js";
-import { checkGuard, makeParents, type ToolContext } from "./commit.js";
+import {
+  assertSnapshotRead,
+  type CallOptions,
+  checkGuard,
+  type EntrySnapshot,
+  entryUnchanged,
+  makeParents,
+  snapshotEntry,
+  type ToolContext,
+  underLocks,
+} from "./commit.js";
 import type { ConfinedPath } from "./roots.js";
 
 export interface DeleteParams {
@@ -52,43 +61,52 @@ export interface RenameResult {
   readonly text: string;
 }
 
-async function lstatOrGone(path: string, shown: string): Promise<BigIntStats | undefined> {
-  try {
-    return await lstat(path, { bigint: true });
-  } catch (error) {
-    if (isGone(error)) return undefined;
-    throw fromFsError(error, "inspect", shown);
-  }
+function changedMeanwhile(shown: string, lexical: string, what: string): FreshfsError {
+  return new FreshfsError(
+    "STALE",
+    `${shown} changed on disk while it was being ${what}; nothing was changed. Read it again, then retry.`,
+    { path: lexical },
+  );
 }
 
-export async function deleteTool(context: ToolContext, input: DeleteParams): Promise<DeleteResult> {
+export async function deleteTool(
+  context: ToolContext,
+  input: DeleteParams,
+  call: CallOptions = {},
+): Promise<DeleteResult> {
   const args = new Args("delete", input);
   const path = args.requiredText("file_path", ["filePath", "path"]);
   context.roots.confineFile(path);
   const target = context.roots.confineEntry(path);
   const shown = context.roots.display(target.lexical);
-  return withPathLock(target.real, async () => {
+  return underLocks(context, [target.entry], "delete", call, async () => {
     context.roots.reconfine(path, target);
-    const entry = await lstatOrGone(target.entry, shown);
-    if (!entry) {
+    const before = snapshotEntry(target.entry, "delete", shown);
+    if (!before) {
       throw new FreshfsError("NOT_FOUND", `${shown} does not exist.`, { path: target.lexical });
     }
-    if (entry.isDirectory()) {
+    if (before.stats.isDirectory()) {
       throw new FreshfsError("NOT_A_FILE", `${shown} is a directory; delete removes files only.`, {
         path: target.lexical,
       });
     }
     // A link is removed, not its target: its content survives, so only a file needs a read.
-    const warnings = entry.isSymbolicLink() ? [] : await checkGuard(context, target);
+    const link = before.stats.isSymbolicLink();
+    const warnings = link ? [] : await checkGuard(context, target);
+    if (!link) assertSnapshotRead(context, target.lexical, before, shown);
     const held = HeldDirectory.open(dirname(target.entry), shown);
     try {
-      unlinkSync(held.entry(basename(target.entry)));
+      const entry = held.entry(basename(target.entry));
+      // The guard's check is a moment old: a change since (by a writer outside freshfs) would
+      // be deleted unseen. Synchronous, right next to the unlink.
+      if (!entryUnchanged(entry, before)) throw changedMeanwhile(shown, target.lexical, "deleted");
+      unlinkSync(entry);
     } catch (error) {
       throw fromFsError(error, "delete", shown);
     } finally {
       held.close();
     }
-    if (!entry.isSymbolicLink()) context.tracker.forget(target.lexical);
+    if (!link) context.tracker.forget(target.lexical);
     invalidateFsScanAfterDelete(target.entry);
     return {
       path: target.lexical,
@@ -98,7 +116,11 @@ export async function deleteTool(context: ToolContext, input: DeleteParams): Pro
   });
 }
 
-export async function renameTool(context: ToolContext, input: RenameParams): Promise<RenameResult> {
+export async function renameTool(
+  context: ToolContext,
+  input: RenameParams,
+  call: CallOptions = {},
+): Promise<RenameResult> {
   const args = new Args("rename", input);
   const fromPath = args.requiredText("from", ["source", "old_path", "oldPath"]);
   const toPath = args.requiredText("to", ["destination", "new_path", "newPath"]);
@@ -131,23 +153,23 @@ export async function renameTool(context: ToolContext, input: RenameParams): Pro
           `rename: ${fromShown} is not a directory, so nothing can be put under it (${toShown}).`,
         );
   }
-  return withPathLock([from.real, to.real], async () => {
+  return underLocks(context, [from.entry, to.entry], "rename", call, async () => {
     context.roots.reconfine(fromPath, from, "from");
     context.roots.reconfine(toPath, to, "to");
-    const source = await lstatOrGone(from.entry, fromShown);
+    const source = snapshotEntry(from.entry, "rename", fromShown);
     if (!source) {
       throw new FreshfsError("NOT_FOUND", `${fromShown} does not exist.`, { path: from.lexical });
     }
-    const existing = await lstatOrGone(to.entry, toShown);
+    const existing = snapshotEntry(to.entry, "rename", toShown);
     const warnings: string[] = [];
-    if (existing?.isDirectory()) {
+    if (existing?.stats.isDirectory()) {
       throw new FreshfsError(
         overwrite ? "NOT_A_FILE" : "ALREADY_EXISTS",
         `${toShown} is a directory; rename never replaces one. To move into it, give the whole new path (${toShown}/name).`,
         { path: to.lexical },
       );
     }
-    if (existing && source.isDirectory()) {
+    if (existing && source.stats.isDirectory()) {
       throw new FreshfsError(
         "ALREADY_EXISTS",
         `${toShown} exists and ${fromShown} is a directory; a directory never replaces a file. Choose another name.`,
@@ -162,15 +184,23 @@ export async function renameTool(context: ToolContext, input: RenameParams): Pro
           { path: to.lexical },
         );
       }
-      if (!existing.isSymbolicLink()) warnings.push(...(await checkGuard(context, to)));
+      if (!existing.stats.isSymbolicLink()) {
+        warnings.push(...(await checkGuard(context, to)));
+        assertSnapshotRead(context, to.lexical, existing, toShown);
+      }
     }
-    const knownFresh = source.isFile() && (await isFresh(context, from));
+    const knownFresh = source.bytes !== undefined && (await isRead(context, from, source.bytes));
     await makeParents(to.entry, toShown);
-    await move(from, to, source, existing !== undefined, fromShown);
+    move(from, to, source, existing, fromShown, toShown);
     context.tracker.forget(from.lexical);
     if (existing) context.tracker.forget(to.lexical);
-    // The bytes the model read moved: an edit at the new name needs no new read.
-    if (knownFresh) await context.tracker.recordEdit(to.lexical).catch(() => undefined);
+    // The bytes the model read moved: an edit at the new name needs no new read. Recorded as
+    // those bytes, so a change that reached the file meanwhile is not credited as read.
+    if (knownFresh) {
+      await context.tracker
+        .recordEdit(to.lexical, { content: source.bytes })
+        .catch(() => undefined);
+    }
     invalidateFsScanAfterRename(from.entry, to.entry);
     const verb = existing
       ? `Renamed ${fromShown} to ${toShown}, replacing it.`
@@ -185,11 +215,15 @@ export async function renameTool(context: ToolContext, input: RenameParams): Pro
   });
 }
 
-/** The source was read and is unchanged since (so its record may move with it). */
-async function isFresh(context: ToolContext, path: ConfinedPath): Promise<boolean> {
+/**
+ * The source was read, is unchanged since, and `bytes` (taken under the lock) are what was read:
+ * its record may move with it.
+ */
+async function isRead(context: ToolContext, path: ConfinedPath, bytes: Buffer): Promise<boolean> {
   try {
     const verdict = await context.tracker.checkEdit(path.lexical);
-    return verdict.state === "fresh";
+    const read = context.tracker.latest(path.lexical);
+    return verdict.state === "fresh" && read?.hash === hexDigest(sha256(bytes));
   } catch {
     return false;
   }
@@ -200,14 +234,14 @@ async function isFresh(context: ToolContext, path: ConfinedPath): Promise<boolea
  * name exists, atomically, where a check followed by `rename` would replace a file created in
  * between. Directories cannot be hard-linked; `rename` only replaces an empty directory.
  */
-async function move(
+function move(
   from: ConfinedPath & { entry: string },
   to: ConfinedPath & { entry: string },
-  source: BigIntStats,
-  replacing: boolean,
+  source: EntrySnapshot,
+  existing: EntrySnapshot | undefined,
   shown: string,
-): Promise<void> {
-  const existing = replacing ? await lstat(to.entry, { bigint: true }) : undefined;
+  toShown: string,
+): void {
   // Both directories held open: one swapped for a link out cannot redirect the move.
   const fromDir = HeldDirectory.open(dirname(from.entry), shown);
   let toDir: HeldDirectory;
@@ -220,12 +254,20 @@ async function move(
   const oldName = fromDir.entry(basename(from.entry));
   const newName = toDir.entry(basename(to.entry));
   try {
-    if (existing && sameFile(source, existing)) {
+    if (existing && sameFile(source.stats, existing.stats)) {
       // Two names of one file: rename(2) does nothing then, so the old name is removed.
       unlinkSync(oldName);
       return;
     }
-    if (replacing || source.isDirectory()) {
+    if (existing) {
+      // The file replaced must still be the one the guard passed, synchronously next to the
+      // rename: a change since (by a writer outside freshfs) would be lost unseen.
+      if (!entryUnchanged(newName, existing))
+        throw changedMeanwhile(toShown, to.lexical, "replaced");
+      renameSync(oldName, newName);
+      return;
+    }
+    if (source.stats.isDirectory()) {
       renameSync(oldName, newName);
       return;
     }

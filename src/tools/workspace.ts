@@ -7,7 +7,7 @@
  * `scan/`, `search/`, `tools/`.
  */
 import { FileStateTracker, type GuardPolicy, type PartialReadPolicy } from "../state/tracker.js";
-import type { ToolContext } from "./commit.js";
+import type { CallOptions, ToolContext } from "./commit.js";
 import {
   type EditParams,
   type EditResult,
@@ -115,28 +115,28 @@ export class Workspace {
   }
 
   /** Creates a file, or overwrites one that was read in full and has not changed since. */
-  write(params: WriteParams): Promise<WriteResult> {
-    return writeTool(this.#context, params);
+  write(params: WriteParams, call?: CallOptions): Promise<WriteResult> {
+    return writeTool(this.#context, params, call);
   }
 
   /** Replaces `old_string` (once, or every occurrence with `replace_all`) in a read file. */
-  edit(params: EditParams): Promise<EditResult> {
-    return editTool(this.#context, params);
+  edit(params: EditParams, call?: CallOptions): Promise<EditResult> {
+    return editTool(this.#context, params, call);
   }
 
   /** Several replacements in one file, all matched against its current text; all or nothing. */
-  multiEdit(params: MultiEditParams): Promise<EditResult> {
-    return multiEditTool(this.#context, params);
+  multiEdit(params: MultiEditParams, call?: CallOptions): Promise<EditResult> {
+    return multiEditTool(this.#context, params, call);
   }
 
   /** Deletes a file that was read in full and has not changed since (a link: just the link). */
-  delete(params: DeleteParams): Promise<DeleteResult> {
-    return deleteTool(this.#context, params);
+  delete(params: DeleteParams, call?: CallOptions): Promise<DeleteResult> {
+    return deleteTool(this.#context, params, call);
   }
 
   /** Moves a file or directory; replaces an existing file only with `overwrite`. */
-  rename(params: RenameParams): Promise<RenameResult> {
-    return renameTool(this.#context, params);
+  rename(params: RenameParams, call?: CallOptions): Promise<RenameResult> {
+    return renameTool(this.#context, params, call);
   }
 
   /** Files matching a glob, newest first. */

@@ -3,14 +3,15 @@
  * since (the guard). An overwrite keeps the file's encoding, BOM, line endings and
  * trailing-newline state. Depends on `tools/`, `state/`.
  */
-import { withPathLock } from "../state/lock.js";
 import { Args } from "./args.js";
 import {
   assertBasedOnRead,
+  type CallOptions,
   checkGuard,
   commitWrite,
   readCurrent,
   type ToolContext,
+  underLocks,
 } from "./commit.js";
 import { firstChangedLine, unifiedDiff } from "./diff.js";
 import { changedCharacters, isCodeFile, normalizeIntroducedQuotes } from "./quotes.js";
@@ -53,13 +54,17 @@ export interface WriteResult {
 // An overwrite's diff is for a reader; past this many lines the text says how many instead.
 const DIFF_SHOWN_LINES = 200;
 
-export async function writeTool(context: ToolContext, input: WriteParams): Promise<WriteResult> {
+export async function writeTool(
+  context: ToolContext,
+  input: WriteParams,
+  call: CallOptions = {},
+): Promise<WriteResult> {
   const args = new Args("write", input);
   const path = args.requiredText("file_path", ["filePath", "path"]);
   const content = args.requiredString("content", ["text"]);
   const target = context.roots.confineFile(path);
   const shown = context.roots.display(target.lexical);
-  return withPathLock(target.real, async () => {
+  return underLocks(context, [target.real], "write", call, async () => {
     context.roots.reconfine(path, target);
     const current = await readCurrent(target, "write", shown);
     const warnings = await checkGuard(context, target);

@@ -1,0 +1,386 @@
+/**
+ * Locks that other freshfs processes honour (contract 5.1), in the manner of git's lockfile: a
+ * file beside the target, `.<name>.freshfs-lock`, created with `O_CREAT|O_EXCL`, so exactly one
+ * process has it; removed when the change is done. Depends on `io/held`, `io/names`, `errors`.
+ *
+ * git writes the new content into the lock file itself and renames it into place. Here the lock
+ * holds its holder's identity instead (pid, boot and pid-namespace ids, start time), for as long
+ * as it is held, and the content goes to a temp file of its own: a waiter can then tell within
+ * milliseconds that a holder died (SIGKILL, a crash, an OOM kill) and take the lock over, where a
+ * lock that holds content says nothing of who holds it. That costs one create, write and unlink
+ * per mutation (measured in BENCHMARKS.md).
+ *
+ * npm's `proper-lockfile` detects death only by age (a lock untouched for 10 s is stale), so a
+ * killed holder would stall every writer of the file for 10 s: written by hand for the pid test.
+ */
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  futimesSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
+import { HeldDirectory } from "./held.js";
+import { lockNameFor, tempNameFor } from "./names.js";
+
+/**
+ * How long a mutation waits for another freshfs process's lock of the same file before it gives
+ * up with `LOCKED`. Holders keep a lock for the milliseconds of one write (a 32 MiB file with its
+ * flush: well under a second here), so a wait this long means a holder that is stuck.
+ */
+export const LOCK_WAIT_MS = 5000;
+
+/**
+ * A lock whose holder cannot be checked (another machine, another pid namespace: a container
+ * sharing the directory) is taken over once its file has not been refreshed for this long.
+ * Holders refresh it every quarter of this while they hold it. A holder this process can check
+ * (same kernel and pid namespace) is taken over as soon as it is gone, whatever the lock's age.
+ */
+export const LOCK_STALE_MS = 10_000;
+
+const REFRESH_MS = LOCK_STALE_MS / 4;
+/** Polls back off from 1 ms to this: a holder's write takes milliseconds. */
+const MAX_POLL_MS = 8;
+
+export interface FileLockOptions {
+  /** Stops waiting (the holder is not interrupted). */
+  signal?: AbortSignal | undefined;
+  /** @default LOCK_WAIT_MS */
+  waitMs?: number | undefined;
+  /** What the holder is doing, for a waiter's `LOCKED` message ("edit", "rename"). */
+  operation?: string | undefined;
+  /** The path as the caller shows it, in messages. @default the path itself */
+  shown?: string | undefined;
+}
+
+/** Who holds a lock, as its file says. */
+export interface LockHolder {
+  readonly pid: number;
+  readonly host: string;
+  /** The kernel's boot id (Linux): another boot, or another machine. */
+  readonly boot: string;
+  /** The pid namespace (Linux): pids of another namespace mean nothing here. */
+  readonly pidns: string;
+  /** The process's start time in clock ticks since boot (Linux): a reused pid is another process. */
+  readonly start: string;
+  readonly operation: string;
+  /** Wall clock (ms) when the lock was taken. */
+  readonly since: number;
+}
+
+interface Identity {
+  readonly pid: number;
+  readonly host: string;
+  readonly boot: string;
+  readonly pidns: string;
+  readonly start: string;
+}
+
+function readOr(read: () => string, fallback: string): string {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * The state (3rd field) and start time (22nd) of /proc/<pid>/stat; the name between them and
+ * the pid may hold spaces and parentheses, so fields are counted from the last ")".
+ */
+function procStat(pid: number | "self"): { state: string; start: string } {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { state: fields[0] ?? "", start: fields[19] ?? "" };
+}
+
+let identity: Identity | undefined;
+
+/** This process, as its locks name it. Read once, on the first lock (not at import). */
+function self(): Identity {
+  identity ??= {
+    pid: process.pid,
+    host: hostname(),
+    boot: readOr(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(), ""),
+    pidns: readOr(() => readlinkSync("/proc/self/ns/pid"), ""),
+    start: readOr(() => procStat("self").start, ""),
+  };
+  return identity;
+}
+
+/** A lock held by this process: release it once the change is done (or abandoned). */
+export class FileLock {
+  readonly #held: HeldDirectory;
+  readonly #name: string;
+  readonly #fd: number;
+  readonly #ino: bigint;
+  #refresh: NodeJS.Timeout | undefined;
+
+  /** @internal */
+  constructor(held: HeldDirectory, name: string, fd: number) {
+    this.#held = held;
+    this.#name = name;
+    this.#fd = fd;
+    this.#ino = fstatSync(fd, { bigint: true }).ino;
+    this.#arm();
+  }
+
+  /** The lock file's path. */
+  get path(): string {
+    return this.#held.entry(this.#name);
+  }
+
+  // A waiter that cannot check this process's pid judges the lock by its age: keep it young.
+  #arm(): void {
+    this.#refresh = setTimeout(() => {
+      try {
+        const now = new Date();
+        futimesSync(this.#fd, now, now);
+      } catch {
+        return; // released meanwhile
+      }
+      this.#arm();
+    }, REFRESH_MS);
+    this.#refresh.unref();
+  }
+
+  /** Removes the lock file, if it is still this lock's (a waiter that wrongly took it over owns it now). */
+  release(): void {
+    clearTimeout(this.#refresh);
+    try {
+      const entry = this.#held.entry(this.#name);
+      if (lstatSync(entry, { bigint: true }).ino === this.#ino) unlinkSync(entry);
+    } catch {
+      // Gone already: nothing to remove.
+    }
+    try {
+      closeSync(this.#fd);
+    } catch {
+      // Closed already.
+    }
+    this.#held.close();
+  }
+}
+
+/** What a waiter saw of the lock file: its inode (so it removes only that one) and its holder. */
+interface Seen {
+  readonly ino: bigint;
+  readonly mtimeMs: number;
+  readonly holder: LockHolder | undefined;
+}
+
+function inspect(path: string): Seen | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined; // released meanwhile (or not a file of ours: then the create tells)
+  }
+  try {
+    const stats = fstatSync(fd, { bigint: true });
+    return {
+      ino: stats.ino,
+      mtimeMs: Number(stats.mtimeMs),
+      holder: parseHolder(readFileSync(fd, "utf8")),
+    };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseHolder(text: string): LockHolder | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<LockHolder>;
+    if (typeof value.pid !== "number" || typeof value.since !== "number") return undefined;
+    return {
+      pid: value.pid,
+      host: String(value.host ?? ""),
+      boot: String(value.boot ?? ""),
+      pidns: String(value.pidns ?? ""),
+      start: String(value.start ?? ""),
+      operation: String(value.operation ?? ""),
+      since: value.since,
+    };
+  } catch {
+    // Being written (a holder between its create and its write), or killed in between.
+    return undefined;
+  }
+}
+
+/**
+ * Whether the holder is certainly gone. Checked by pid only where pids mean the same thing: the
+ * same boot of the same kernel, the same pid namespace; a pid whose process started at another
+ * time was reused. Elsewhere only age tells, and the holder refreshes its lock while it lives.
+ */
+function isAbandoned(seen: Seen, now: number): boolean {
+  const me = self();
+  const holder = seen.holder;
+  const checkable =
+    holder !== undefined &&
+    holder.pid !== me.pid &&
+    (me.boot === ""
+      ? holder.host === me.host && holder.boot === ""
+      : holder.boot === me.boot && holder.pidns === me.pidns);
+  if (checkable) {
+    try {
+      process.kill(holder.pid, 0);
+    } catch (error) {
+      if (errnoOf(error) === "ESRCH") return true;
+    }
+    if (me.boot === "" || holder.start === "") return false;
+    let stat: { state: string; start: string };
+    try {
+      stat = procStat(holder.pid);
+    } catch {
+      return false; // alive, but hidden from this user (/proc mounted with hidepid)
+    }
+    // A zombie is dead, only not yet reaped by its parent; another start time, another process.
+    return stat.state === "Z" || stat.state === "X" || stat.start !== holder.start;
+  }
+  return now - seen.mtimeMs > LOCK_STALE_MS;
+}
+
+/**
+ * Removes the abandoned lock `seen` and nothing else: it is renamed aside, and removed only if
+ * the inode moved is the one judged (another waiter may have replaced it with a live lock in
+ * between; that one is put back).
+ */
+function breakLock(held: HeldDirectory, name: string, seen: Seen): void {
+  const aside = held.entry(tempNameFor(name));
+  try {
+    renameSync(held.entry(name), aside);
+  } catch {
+    return; // released, or taken over by another waiter: look again
+  }
+  try {
+    if (lstatSync(aside, { bigint: true }).ino !== seen.ino) linkSync(aside, held.entry(name));
+  } catch {
+    // A new lock was taken meanwhile: the one moved aside is lost to its holder, whose release
+    // then leaves the newer alone (it compares inodes). Needs three processes within
+    // microseconds of a crash; the check before each rename still stands.
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+    // Gone already.
+  }
+}
+
+function holderText(holder: LockHolder | undefined, now: number): string {
+  if (!holder) return "another freshfs process (its lock file names no holder yet)";
+  const op = holder.operation ? `, ${holder.operation}` : "";
+  const age = Math.max(0, (now - holder.since) / 1000).toFixed(1);
+  return `freshfs process ${holder.pid} on ${holder.host || "an unknown host"}${op}, held for ${age} s`;
+}
+
+function aborted(): FreshfsError {
+  return new FreshfsError("ABORTED", "Stopped waiting for the file lock: the call was aborted.");
+}
+
+/**
+ * Takes the lock of the directory entry `path` (a canonical path: a file's real path, or a link
+ * or directory by its own name). Resolves to `undefined` when no lock can exist there: the
+ * directory is missing (so the entry is too, and a change that creates it is exclusive anyway),
+ * or may not be written (so no freshfs change can happen in it either). Throws `LOCKED` after
+ * `waitMs`, `ABORTED` on the signal, `STALE` when the directory now leads elsewhere.
+ */
+export async function acquireFileLock(
+  path: string,
+  options: FileLockOptions = {},
+): Promise<FileLock | undefined> {
+  const shown = options.shown ?? path;
+  const name = lockNameFor(basename(path));
+  const waitMs = options.waitMs ?? LOCK_WAIT_MS;
+  const started = Date.now();
+  let held: HeldDirectory;
+  try {
+    held = HeldDirectory.open(dirname(path), shown);
+  } catch (error) {
+    if (error instanceof FreshfsError && error.code === "NOT_FOUND") return undefined;
+    throw error;
+  }
+  const me = self();
+  const record = JSON.stringify({
+    pid: me.pid,
+    host: me.host,
+    boot: me.boot,
+    pidns: me.pidns,
+    start: me.start,
+    operation: options.operation ?? "",
+    since: started,
+    nonce: randomBytes(8).toString("hex"),
+  });
+  let delay = 1;
+  try {
+    for (;;) {
+      if (options.signal?.aborted) throw aborted();
+      let fd: number;
+      try {
+        fd = openSync(
+          held.entry(name),
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+          0o644,
+        );
+      } catch (error) {
+        const errno = errnoOf(error);
+        if (errno === "EACCES" || errno === "EPERM" || errno === "EROFS") {
+          held.close();
+          return undefined;
+        }
+        if (errno !== "EEXIST") throw fromFsError(error, "lock", shown);
+        const now = Date.now();
+        const seen = inspect(held.entry(name));
+        if (!seen) continue;
+        if (isAbandoned(seen, now)) {
+          breakLock(held, name, seen);
+          continue;
+        }
+        if (now - started >= waitMs) {
+          throw new FreshfsError(
+            "LOCKED",
+            `${shown} is being changed by ${holderText(seen.holder, now)}; waited ${(waitMs / 1000).toFixed(1)} s for it. Retry in a moment. If no freshfs process runs there any more, remove ${join(dirname(path), name)}.`,
+            { path },
+          );
+        }
+        try {
+          await sleep(Math.min(delay, waitMs - (now - started)), undefined, {
+            signal: options.signal,
+          });
+        } catch {
+          throw aborted();
+        }
+        delay = Math.min(delay * 2, MAX_POLL_MS);
+        continue;
+      }
+      try {
+        writeSync(fd, record);
+      } catch (error) {
+        closeSync(fd);
+        try {
+          unlinkSync(held.entry(name));
+        } catch {
+          // Not ours to leave behind; gone already.
+        }
+        throw fromFsError(error, "lock", shown);
+      }
+      return new FileLock(held, name, fd);
+    }
+  } catch (error) {
+    held.close();
+    throw error;
+  }
+}
