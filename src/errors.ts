@@ -137,6 +137,13 @@ export function fromFsError(error: unknown, action: string, path: string): Fresh
 // would crowd out the reason.
 const QUOTE_MAX = 120;
 
+/** `text` as it is, shortened in the middle past `QUOTE_MAX` characters (a pattern echoed back). */
+export function elided(text: string): string {
+  if (text.length <= QUOTE_MAX) return text;
+  const half = QUOTE_MAX / 2;
+  return `${text.slice(0, half)}…(${text.length - QUOTE_MAX} characters)…${text.slice(-half)}`;
+}
+
 /** `text` JSON-quoted for a message, shortened in the middle past `QUOTE_MAX` characters. */
 export function quoted(text: string): string {
   if (text.length <= QUOTE_MAX) return JSON.stringify(text);

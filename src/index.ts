@@ -72,10 +72,11 @@ export {
   GREP_MAX_COLUMNS,
   GREP_TIMEOUT_MS,
   MAX_FILE_BYTES,
+  MAX_RESULT_BYTES,
   READ_DEFAULT_LIMIT,
   READ_MAX_LINE_CHARS,
-  READ_MAX_OUTPUT_BYTES,
 } from "./tools/limits.js";
+export { boundText } from "./tools/output.js";
 export { CODE_FILE_EXTENSIONS, CODE_FILE_NAMES } from "./tools/quotes.js";
 export type { ReadParams, ReadResult } from "./tools/read.js";
 export type {

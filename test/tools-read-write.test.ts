@@ -26,9 +26,9 @@ import {
   FreshfsError,
   invalidateFsScanCache,
   MAX_FILE_BYTES,
+  MAX_RESULT_BYTES,
   READ_DEFAULT_LIMIT,
   READ_MAX_LINE_CHARS,
-  READ_MAX_OUTPUT_BYTES,
   Workspace,
 } from "../src/index.js";
 import { rejectsWith } from "./helpers/errors.js";
@@ -184,7 +184,7 @@ describe("read: long lines and the output ceiling", () => {
     expect(first.endLine).toBeGreaterThan(1);
     expect(first.endLine).toBeLessThan(count);
     const body = first.text.slice(0, first.text.indexOf("\n\n("));
-    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(READ_MAX_OUTPUT_BYTES);
+    expect(Buffer.byteLength(first.text)).toBeLessThanOrEqual(MAX_RESULT_BYTES);
     expect(body.split("\n")).toHaveLength(first.endLine);
     expect(first.text).toContain("256 KiB");
     expect(first.text).toContain(`Use offset=${first.endLine + 1} to continue.`);

@@ -18,6 +18,7 @@ import { mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { errnoOf, FreshfsError, fromFsError, isGone } from "../errors.js";
 import { invalidateFsScanAfterWrite } from "../scan/cache.js";
+import type { SearchProgress } from "../search/listing.js";
 import { withEntryLocks } from "../state/lock.js";
 import { countLines, describeNonFile, hexDigest, sha256 } from "../state/snapshot.js";
 import type { FileStateTracker, GuardPolicy, PartialReadPolicy } from "../state/tracker.js";
@@ -42,6 +43,8 @@ export interface CallOptions {
    * mutation that holds its lock is never interrupted). Rejects with `ABORTED`.
    */
   readonly signal?: AbortSignal | undefined;
+  /** Where a long search (glob, grep, find) is: the walk, then the files read. */
+  readonly onProgress?: ((progress: SearchProgress) => void) | undefined;
 }
 
 /**

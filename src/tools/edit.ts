@@ -17,8 +17,9 @@ import {
   underLocks,
 } from "./commit.js";
 import { firstChangedLine, unifiedDiff } from "./diff.js";
-import { AMBIGUOUS_LINES_SHOWN } from "./limits.js";
+import { AMBIGUOUS_LINES_SHOWN, MAX_RESULT_BYTES } from "./limits.js";
 import { explainMiss, type Found, findOld, linesOf, type MatchKind, type Span } from "./match.js";
+import { cutLine, diffForModel, NOTES_RESERVE_BYTES } from "./output.js";
 import {
   changedCharacters,
   isCodeFile,
@@ -243,7 +244,7 @@ function noMatch(text: string, old: string, label: string, shown: string): Fresh
   if (miss.hint) parts.push(miss.hint);
   if (miss.candidates.length > 0) {
     parts.push(
-      `The closest lines are:\n${miss.candidates.map((c) => `${String(c.line).padStart(6)}\t${c.text}`).join("\n")}`,
+      `The closest lines are:\n${miss.candidates.map((c) => `${String(c.line).padStart(6)}\t${cutLine(c.text)}`).join("\n")}`,
     );
   }
   parts.push("Read the file again if it may have changed, and copy old_string from it exactly.");
@@ -351,7 +352,9 @@ function finish(
   }
   const parts = [
     what + quoteNote,
-    diff?.trimEnd() ?? "(The diff is too large to show.)",
+    diff === undefined
+      ? "(The diff is too large to show.)"
+      : diffForModel(diff, MAX_RESULT_BYTES - NOTES_RESERVE_BYTES),
     ...warnings,
   ];
   return {

@@ -7,8 +7,13 @@
 export const READ_DEFAULT_LIMIT = 2000;
 /** Longer lines are cut in `read` output, with a marker saying how much is hidden. */
 export const READ_MAX_LINE_CHARS = 2000;
-/** `read` stops adding lines once its output would pass this many bytes, and says where to go on. */
-export const READ_MAX_OUTPUT_BYTES = 256 * 1024;
+/**
+ * The most text (UTF-8 bytes) any tool answers with, results and errors alike: what a model can
+ * take in one tool result without its context being flooded. `read` stops adding lines before
+ * it and says where to go on; glob, grep and find show the records that fit and say how to page
+ * on; a diff past it is summarized by its changed lines; anything else is cut with a note.
+ */
+export const MAX_RESULT_BYTES = 256 * 1024;
 /**
  * Files larger than this are refused by `read` and by the editing tools: they are read whole
  * (the guard hashes every byte, and an edit rewrites the file), and agents meet such files

@@ -11,10 +11,11 @@ import { Args } from "./args.js";
 import { type ToolContext, tooLarge } from "./commit.js";
 import {
   MAX_FILE_BYTES,
+  MAX_RESULT_BYTES,
   READ_DEFAULT_LIMIT,
   READ_MAX_LINE_CHARS,
-  READ_MAX_OUTPUT_BYTES,
 } from "./limits.js";
+import { cutLine } from "./output.js";
 import { type ConfinedPath, readConfined } from "./roots.js";
 import { decode, isBinary, splitLines } from "./text.js";
 
@@ -83,6 +84,9 @@ function notFound(
   });
 }
 
+// The notes after the lines (where to go on, lines cut, encoding) take well under this.
+const LINES_BUDGET = MAX_RESULT_BYTES - 1024;
+
 export async function readTool(context: ToolContext, input: ReadParams): Promise<ReadResult> {
   const args = new Args("read", input);
   const path = args.requiredText("file_path", ["filePath", "path"]);
@@ -150,17 +154,11 @@ export async function readTool(context: ToolContext, input: ReadParams): Promise
   let cut = 0;
   let stoppedBySize = false;
   for (let index = offset - 1; index < total && lines.length < limit; index++) {
-    let line = all[index] as string;
-    if (line.length > READ_MAX_LINE_CHARS) {
-      // Never between the two halves of a surrogate pair (an emoji, say).
-      const high = line.charCodeAt(READ_MAX_LINE_CHARS - 1);
-      const at = high >= 0xd800 && high <= 0xdbff ? READ_MAX_LINE_CHARS - 1 : READ_MAX_LINE_CHARS;
-      line = `${line.slice(0, at)}… [line cut: ${line.length - at} more characters]`;
-      cut++;
-    }
+    const line = cutLine(all[index] as string);
+    if (line.length !== (all[index] as string).length) cut++;
     const numbered = `${String(index + 1).padStart(6)}\t${line}`;
     const cost = Buffer.byteLength(numbered) + 1;
-    if (lines.length > 0 && bytesOut + cost > READ_MAX_OUTPUT_BYTES) {
+    if (lines.length > 0 && bytesOut + cost > LINES_BUDGET) {
       stoppedBySize = true;
       break;
     }
@@ -176,7 +174,7 @@ export async function readTool(context: ToolContext, input: ReadParams): Promise
     content: bytes,
   });
   if (truncated) {
-    const why = stoppedBySize ? ` (output is capped at ${READ_MAX_OUTPUT_BYTES / 1024} KiB)` : "";
+    const why = stoppedBySize ? ` (output is capped at ${MAX_RESULT_BYTES / 1024} KiB)` : "";
     notes.push(
       `Showing lines ${offset}-${end} of ${total}${why}. Use offset=${end + 1} to continue.`,
     );

@@ -6,20 +6,22 @@
  */
 import { lstatSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { FreshfsError } from "../errors.js";
+import { elided, FreshfsError } from "../errors.js";
 import { fuzzyFind } from "../search/fuzzy.js";
 import { glob } from "../search/glob.js";
 import { formatGrepLines } from "../search/grep/format.js";
 import { type GrepOutputMode, type GrepResult, grepConfined } from "../search/grep/grep.js";
 import { Args } from "./args.js";
-import type { ToolContext } from "./commit.js";
+import type { CallOptions, ToolContext } from "./commit.js";
 import {
   FIND_DEFAULT_LIMIT,
   GLOB_DEFAULT_LIMIT,
   GREP_DEFAULT_HEAD_LIMIT,
   GREP_MAX_COLUMNS,
   GREP_TIMEOUT_MS,
+  MAX_RESULT_BYTES,
 } from "./limits.js";
+import { fitting, NOTES_RESERVE_BYTES } from "./output.js";
 
 export interface GlobParams {
   /** A glob (`**\/*.ts`, `src/**`, `*.{js,json}`); without `/` it matches at any depth. */
@@ -161,7 +163,11 @@ function page<T>(
   return { items, total, truncated: offset + items.length < total };
 }
 
-export async function globTool(context: ToolContext, input: GlobParams): Promise<GlobToolResult> {
+export async function globTool(
+  context: ToolContext,
+  input: GlobParams,
+  call: CallOptions = {},
+): Promise<GlobToolResult> {
   const args = new Args("glob", input);
   const pattern = args.requiredText("pattern");
   const path = args.string("path");
@@ -177,6 +183,8 @@ export async function globTool(context: ToolContext, input: GlobParams): Promise
       cache: context.cache,
       sortByMtime: true,
       maxResults: offset + limit,
+      signal: call.signal,
+      onProgress: call.onProgress,
     });
     assertSearchedAt(base, result.root);
     perRoot.push({
@@ -199,10 +207,14 @@ export async function globTool(context: ToolContext, input: GlobParams): Promise
       total: perRoot.reduce((n, r) => n + r.total, 0),
     });
   }
-  const { items, total, truncated } = page(perRoot, offset, limit);
-  const files = items.map((item) => item.path);
+  const paged = page(perRoot, offset, limit);
+  const total = paged.total;
+  const files = pathsThatFit(paged.items.map((item) => item.path));
+  const truncated = paged.truncated || files.length < paged.items.length;
   const lines =
-    files.length === 0 ? [noneFound(`No files match ${pattern}`, offset, total)] : [...files];
+    files.length === 0
+      ? [noneFound(`No files match ${elided(pattern)}`, offset, total)]
+      : [...files];
   if (truncated) lines.push("", pageNote(files.length, total, offset, "files"));
   return { files, total, truncated, text: lines.join("\n") };
 }
@@ -215,13 +227,26 @@ function mtimeOf(root: string, relative: string): number {
   }
 }
 
+/** The first of `paths` that fit under the cap, one per line, with room for the notes after. */
+function pathsThatFit(paths: readonly string[]): readonly string[] {
+  const budget = MAX_RESULT_BYTES - NOTES_RESERVE_BYTES;
+  return paths.slice(
+    0,
+    fitting(paths.length, (n) => paths.slice(0, n).join("\n"), budget),
+  );
+}
+
 function noneFound(what: string, offset: number, total: number): string {
   return offset > 0 && total > 0
     ? `(offset=${offset} is past the last of ${total} results.)`
     : `${what}.`;
 }
 
-export async function findTool(context: ToolContext, input: FindParams): Promise<FindToolResult> {
+export async function findTool(
+  context: ToolContext,
+  input: FindParams,
+  call: CallOptions = {},
+): Promise<FindToolResult> {
   const args = new Args("find", input);
   const query = args.requiredText("query", ["pattern"]);
   const path = args.string("path");
@@ -229,7 +254,13 @@ export async function findTool(context: ToolContext, input: FindParams): Promise
   const scored: { path: string; type: "file" | "dir" | "symlink"; score: number }[] = [];
   let total = 0;
   for (const base of searchRoots(context, path)) {
-    const result = await fuzzyFind(query, { path: base, cache: context.cache, limit });
+    const result = await fuzzyFind(query, {
+      path: base,
+      cache: context.cache,
+      limit,
+      signal: call.signal,
+      onProgress: call.onProgress,
+    });
     assertSearchedAt(base, result.root);
     total += result.totalMatches;
     for (const match of result.matches) {
@@ -241,12 +272,12 @@ export async function findTool(context: ToolContext, input: FindParams): Promise
     }
   }
   // Across roots, by score; within one root fuzzyFind's order already is.
-  const matches = scored.sort((a, b) => b.score - a.score).slice(0, limit);
+  const best = scored.sort((a, b) => b.score - a.score).slice(0, limit);
+  const shownAs = (m: (typeof best)[number]) => (m.type === "dir" ? `${m.path}/` : m.path);
+  const matches = best.slice(0, pathsThatFit(best.map(shownAs)).length);
   const truncated = matches.length < total;
   const lines =
-    matches.length === 0
-      ? [`No files match "${query}".`]
-      : matches.map((m) => (m.type === "dir" ? `${m.path}/` : m.path));
+    matches.length === 0 ? [`No files match "${elided(query)}".`] : matches.map(shownAs);
   if (truncated)
     lines.push(
       "",
@@ -257,7 +288,11 @@ export async function findTool(context: ToolContext, input: FindParams): Promise
 
 const OUTPUT_MODES: readonly GrepOutputMode[] = ["content", "files_with_matches", "count"];
 
-export async function grepTool(context: ToolContext, input: GrepParams): Promise<GrepToolResult> {
+export async function grepTool(
+  context: ToolContext,
+  input: GrepParams,
+  call: CallOptions = {},
+): Promise<GrepToolResult> {
   const args = new Args("grep", input);
   const pattern = args.requiredText("pattern");
   const path = args.string("path");
@@ -301,6 +336,8 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
       headLimit: offset + limit,
       maxColumns: GREP_MAX_COLUMNS,
       timeoutMs: GREP_TIMEOUT_MS,
+      signal: call.signal,
+      onProgress: call.onProgress,
     });
     assertSearchedAt(base, result.root);
     // Relative to the directory searched (a file's own directory when `path` is a file).
@@ -337,27 +374,46 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
   let lines: Line[] = [];
   let files: string[] = [];
   let counts: { path: string; count: number }[] = [];
+  // The records that fit under the cap (one line each, or a context group's `--` more); the
+  // paging note then starts the next page where this one was cut.
+  const budget = MAX_RESULT_BYTES - NOTES_RESERVE_BYTES;
+  const fitPage = <T>(items: readonly T[], render: (some: readonly T[]) => string) => {
+    const n = fitting(items.length, (k) => render(items.slice(0, k)), budget);
+    return { items: items.slice(0, n), text: render(items.slice(0, n)), cut: n < items.length };
+  };
+  let cut = false;
   if (mode === "content") {
     const paged = page(perLines, offset, limit);
-    lines = paged.items;
+    const fitted = fitPage(paged.items, (some) =>
+      formatGrepLines(some, {
+        lineNumbers: numbers,
+        context: (context_ ?? after ?? before ?? 0) > 0,
+      }).join("\n"),
+    );
+    lines = fitted.items;
     shown = paged;
-    text = formatGrepLines(lines, {
-      lineNumbers: numbers,
-      context: (context_ ?? after ?? before ?? 0) > 0,
-    }).join("\n");
+    text = fitted.text;
+    cut = fitted.cut;
   } else if (mode === "files_with_matches") {
     const paged = page(perFiles, offset, limit);
-    files = paged.items;
+    const fitted = fitPage(paged.items, (some) => some.join("\n"));
+    files = fitted.items;
     shown = paged;
-    text = files.join("\n");
+    text = fitted.text;
+    cut = fitted.cut;
   } else {
     const paged = page(perCounts, offset, limit);
-    counts = paged.items;
+    const fitted = fitPage(paged.items, (some) =>
+      some.map((c) => `${c.path}:${c.count}`).join("\n"),
+    );
+    counts = fitted.items;
     shown = paged;
-    text = counts.map((c) => `${c.path}:${c.count}`).join("\n");
+    text = fitted.text;
+    cut = fitted.cut;
   }
+  if (cut) shown = { total: shown.total, truncated: true };
   const records = lines.length + files.length + counts.length;
-  if (records === 0) text = noneFound(`No matches for ${pattern}`, offset, shown.total);
+  if (records === 0) text = noneFound(`No matches for ${elided(pattern)}`, offset, shown.total);
   const tail: string[] = [];
   if (shown.truncated) {
     const what = mode === "content" ? "lines" : mode === "count" ? "counts" : "files";
@@ -381,24 +437,32 @@ export async function grepTool(context: ToolContext, input: GrepParams): Promise
   };
 }
 
+// Files named per kind of skip; the rest are counted (a tree of build output can skip thousands).
+const SKIPPED_NAMED = 20;
+
+function named(paths: readonly string[]): string {
+  const shown = paths.slice(0, SKIPPED_NAMED).join(", ");
+  return paths.length > SKIPPED_NAMED ? `${shown} and ${paths.length - SKIPPED_NAMED} more` : shown;
+}
+
 function skippedNotes(result: GrepResult, name: (p: string) => string): string[] {
   const notes: string[] = [];
   const { tooLarge, unreadable, timedOut, failed } = result.skipped;
   if (tooLarge.length > 0) {
-    notes.push(`(Skipped, too large to search: ${tooLarge.map((f) => name(f.path)).join(", ")}.)`);
+    notes.push(`(Skipped, too large to search: ${named(tooLarge.map((f) => name(f.path)))}.)`);
   }
   if (unreadable.length > 0) {
     notes.push(
-      `(Skipped, unreadable: ${unreadable.map((f) => `${name(f.path)} (${f.code})`).join(", ")}.)`,
+      `(Skipped, unreadable: ${named(unreadable.map((f) => `${name(f.path)} (${f.code})`))}.)`,
     );
   }
   if (timedOut.length > 0) {
     notes.push(
-      `(Skipped, the regex took too long on: ${timedOut.map(name).join(", ")}. A simpler pattern may work.)`,
+      `(Skipped, the regex took too long on: ${named(timedOut.map(name))}. A simpler pattern may work.)`,
     );
   }
   if (failed.length > 0) {
-    notes.push(`(Skipped, the regex failed on: ${failed.map((f) => name(f.path)).join(", ")}.)`);
+    notes.push(`(Skipped, the regex failed on: ${named(failed.map((f) => name(f.path)))}.)`);
   }
   return notes;
 }

@@ -23,6 +23,7 @@ import {
   type RenameResult,
   renameTool,
 } from "./files.js";
+import { boundText } from "./output.js";
 import { type ReadParams, type ReadResult, readTool } from "./read.js";
 import { Roots } from "./roots.js";
 import {
@@ -60,6 +61,16 @@ export interface WorkspaceOptions {
   racyWindowMs?: number | undefined;
   /** Most files the guard remembers reads of (least recently used dropped). @default 10000 */
   maxTrackedFiles?: number | undefined;
+}
+
+/**
+ * Every tool's text under `MAX_RESULT_BYTES`, whatever it holds: the tools fit their own records
+ * first, so this only cuts what they cannot shape.
+ */
+async function bounded<R extends { readonly text: string }>(result: Promise<R>): Promise<R> {
+  const done = await result;
+  const text = boundText(done.text);
+  return text === done.text ? done : { ...done, text };
 }
 
 export class Workspace {
@@ -111,46 +122,46 @@ export class Workspace {
 
   /** Shows lines `offset`.. of a text file, numbered, and records the read. */
   read(params: ReadParams): Promise<ReadResult> {
-    return readTool(this.#context, params);
+    return bounded(readTool(this.#context, params));
   }
 
   /** Creates a file, or overwrites one that was read in full and has not changed since. */
   write(params: WriteParams, call?: CallOptions): Promise<WriteResult> {
-    return writeTool(this.#context, params, call);
+    return bounded(writeTool(this.#context, params, call));
   }
 
   /** Replaces `old_string` (once, or every occurrence with `replace_all`) in a read file. */
   edit(params: EditParams, call?: CallOptions): Promise<EditResult> {
-    return editTool(this.#context, params, call);
+    return bounded(editTool(this.#context, params, call));
   }
 
   /** Several replacements in one file, all matched against its current text; all or nothing. */
   multiEdit(params: MultiEditParams, call?: CallOptions): Promise<EditResult> {
-    return multiEditTool(this.#context, params, call);
+    return bounded(multiEditTool(this.#context, params, call));
   }
 
   /** Deletes a file that was read in full and has not changed since (a link: just the link). */
   delete(params: DeleteParams, call?: CallOptions): Promise<DeleteResult> {
-    return deleteTool(this.#context, params, call);
+    return bounded(deleteTool(this.#context, params, call));
   }
 
   /** Moves a file or directory; replaces an existing file only with `overwrite`. */
   rename(params: RenameParams, call?: CallOptions): Promise<RenameResult> {
-    return renameTool(this.#context, params, call);
+    return bounded(renameTool(this.#context, params, call));
   }
 
   /** Files matching a glob, newest first. */
-  glob(params: GlobParams): Promise<GlobToolResult> {
-    return globTool(this.#context, params);
+  glob(params: GlobParams, call?: CallOptions): Promise<GlobToolResult> {
+    return bounded(globTool(this.#context, params, call));
   }
 
   /** Searches file contents (ripgrep semantics). */
-  grep(params: GrepParams): Promise<GrepToolResult> {
-    return grepTool(this.#context, params);
+  grep(params: GrepParams, call?: CallOptions): Promise<GrepToolResult> {
+    return bounded(grepTool(this.#context, params, call));
   }
 
   /** The files a few letters most likely mean (fuzzy, ranked). */
-  find(params: FindParams): Promise<FindToolResult> {
-    return findTool(this.#context, params);
+  find(params: FindParams, call?: CallOptions): Promise<FindToolResult> {
+    return bounded(findTool(this.#context, params, call));
   }
 }

@@ -14,6 +14,8 @@ import {
   underLocks,
 } from "./commit.js";
 import { firstChangedLine, unifiedDiff } from "./diff.js";
+import { MAX_RESULT_BYTES } from "./limits.js";
+import { diffForModel, NOTES_RESERVE_BYTES } from "./output.js";
 import { changedCharacters, isCodeFile, normalizeIntroducedQuotes } from "./quotes.js";
 import {
   type DecodedText,
@@ -53,6 +55,7 @@ export interface WriteResult {
 
 // An overwrite's diff is for a reader; past this many lines the text says how many instead.
 const DIFF_SHOWN_LINES = 200;
+const DIFF_BUDGET = MAX_RESULT_BYTES - NOTES_RESERVE_BYTES;
 
 export async function writeTool(
   context: ToolContext,
@@ -112,7 +115,7 @@ export async function writeTool(
       const diffLines = diff.split("\n");
       parts.push(
         diffLines.length <= DIFF_SHOWN_LINES
-          ? diff.trimEnd()
+          ? diffForModel(diff, DIFF_BUDGET)
           : `(The diff has ${diffLines.length} lines; not shown.)`,
       );
     }
