@@ -25,9 +25,9 @@ import {
   GREP_DEFAULT_HEAD_LIMIT,
   GREP_MAX_COLUMNS,
   MAX_FILE_BYTES,
+  MAX_RESULT_BYTES,
   READ_DEFAULT_LIMIT,
   READ_MAX_LINE_CHARS,
-  READ_MAX_OUTPUT_BYTES,
 } from "../src/index.js";
 import { createFreshfsServer } from "../src/mcp/server.js";
 import { tempTree } from "./helpers/fs.js";
@@ -157,7 +157,7 @@ describe("tools/list", () => {
       );
     has("read", READ_DEFAULT_LIMIT);
     has("read", READ_MAX_LINE_CHARS);
-    has("read", `${READ_MAX_OUTPUT_BYTES / 1024} KiB`);
+    has("read", `${MAX_RESULT_BYTES / 1024} KiB`);
     has("read", `${MAX_FILE_BYTES / (1024 * 1024)} MiB`);
     has("glob", GLOB_DEFAULT_LIMIT);
     has("grep", GREP_DEFAULT_HEAD_LIMIT);

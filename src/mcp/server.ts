@@ -6,7 +6,6 @@
  */
 import { fileURLToPath } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -15,8 +14,16 @@ import {
   RootsListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { FreshfsError, type GuardPolicy, type PartialReadPolicy, Workspace } from "../index.js";
+import {
+  boundText,
+  FreshfsError,
+  type GuardPolicy,
+  type PartialReadPolicy,
+  type SearchProgress,
+  Workspace,
+} from "../index.js";
 import { packageVersion } from "../version.js";
+import { BoundedStdioTransport } from "./stdio.js";
 import { TOOLS } from "./tools.js";
 
 export interface FreshfsServerOptions {
@@ -45,6 +52,50 @@ export interface FreshfsServer {
 function jsonSchema(schema: z.ZodObject): { type: "object"; [key: string]: unknown } {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-7" });
   return { ...rest, type: "object" };
+}
+
+// Often enough for a client's progress bar to move, rarely enough to cost nothing.
+const PROGRESS_EVERY_MS = 100;
+
+interface ProgressParams {
+  progress: number;
+  total?: number;
+  message: string;
+}
+
+/**
+ * The search's progress as MCP progress notifications: the first at once (so a client knows
+ * the call is at work), then at most one every PROGRESS_EVERY_MS. MCP wants `progress` to grow
+ * with each notification: the walk counts entries listed, the search then adds files read to
+ * them (and the total is entries listed plus files to read).
+ */
+function progressSender(
+  send: (params: ProgressParams) => Promise<void>,
+): (progress: SearchProgress) => void {
+  let sentAt = Number.NEGATIVE_INFINITY;
+  let last = 0;
+  let listed = 0;
+  return (update) => {
+    const now = performance.now();
+    if (now - sentAt < PROGRESS_EVERY_MS) return;
+    let params: ProgressParams;
+    if (update.phase === "walk") {
+      listed = update.done;
+      params = { progress: update.done, message: `listed ${update.done} entries` };
+    } else {
+      const total = update.total ?? update.done;
+      params = {
+        progress: listed + update.done,
+        total: listed + total,
+        message: `searched ${update.done} of ${total} files`,
+      };
+    }
+    if (params.progress <= last) return;
+    last = params.progress;
+    sentAt = now;
+    // A client gone meanwhile: the call's own reply fails the same way and is logged there.
+    send(params).catch(() => undefined);
+  };
 }
 
 export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServer {
@@ -112,7 +163,7 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
   }));
   const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) {
       throw new McpError(
@@ -121,10 +172,24 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
       );
     }
     await rootsReady;
+    const token = request.params._meta?.progressToken;
+    const call = {
+      // The SDK aborts it on the client's notifications/cancelled (and then sends no reply).
+      signal: extra.signal,
+      onProgress:
+        token === undefined
+          ? undefined
+          : progressSender((params) =>
+              extra.sendNotification({
+                method: "notifications/progress",
+                params: { progressToken: token, ...params },
+              }),
+            ),
+    };
     try {
-      const result = await tool.call(workspace, request.params.arguments ?? {});
+      const result = await tool.call(workspace, request.params.arguments ?? {}, call);
       return {
-        content: [{ type: "text" as const, text: result.text }],
+        content: [{ type: "text" as const, text: boundText(result.text) }],
         structuredContent: tool.structured(result as unknown as Record<string, unknown>),
       };
     } catch (error) {
@@ -135,7 +200,7 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
         error instanceof FreshfsError
           ? `${error.message} (${error.code})`
           : `${tool.name} failed: ${(error as Error).message ?? String(error)}`;
-      return { isError: true, content: [{ type: "text" as const, text }] };
+      return { isError: true, content: [{ type: "text" as const, text: boundText(text) }] };
     }
   });
   return { server, workspace };
@@ -144,14 +209,10 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
 /** Serves on stdin/stdout until the client goes away. */
 export async function serveStdio(options: FreshfsServerOptions): Promise<void> {
   const { server, workspace } = createFreshfsServer(options);
-  const transport = new StdioServerTransport();
+  // Not the SDK's StdioServerTransport: see stdio.ts. This one also closes when stdin ends.
+  const transport = new BoundedStdioTransport(log);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
-  });
-  // The stdio transport does not close when stdin ends (the client went away): do it here,
-  // so pending requests to the client are dropped and the process exits.
-  process.stdin.once("end", () => {
-    void server.close();
   });
   await server.connect(transport);
   log(`serving ${workspace.roots.join(", ")} on stdio`);

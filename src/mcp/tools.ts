@@ -5,15 +5,16 @@
  */
 import { z } from "zod";
 import {
+  type CallOptions,
   FIND_DEFAULT_LIMIT,
   GLOB_DEFAULT_LIMIT,
   GREP_DEFAULT_HEAD_LIMIT,
   GREP_MAX_COLUMNS,
   GREP_TIMEOUT_MS,
   MAX_FILE_BYTES,
+  MAX_RESULT_BYTES,
   READ_DEFAULT_LIMIT,
   READ_MAX_LINE_CHARS,
-  READ_MAX_OUTPUT_BYTES,
   type Workspace,
 } from "../index.js";
 
@@ -37,12 +38,34 @@ export interface ToolSpec {
   readonly output: z.ZodObject;
   readonly readOnly: boolean;
   /** Calls the Workspace; returns its result (with `text`). */
-  readonly call: (workspace: Workspace, args: Record<string, unknown>) => Promise<{ text: string }>;
+  readonly call: (
+    workspace: Workspace,
+    args: Record<string, unknown>,
+    call: CallOptions,
+  ) => Promise<{ text: string }>;
   /** The structured content: the result without its text (and without bulk the text holds). */
   readonly structured: (result: Record<string, unknown>) => Record<string, unknown>;
 }
 
 const withoutText = ({ text: _text, ...rest }: Record<string, unknown>) => rest;
+
+/**
+ * The text and the structured content travel in one result, and a client may forward either to
+ * the model: a diff is kept in the structured content only while it takes at most half of
+ * MAX_RESULT_BYTES (the text summarizes a longer one by its changed lines).
+ */
+const withoutTextOrLongDiff = (result: Record<string, unknown>) => {
+  const rest = withoutText(result);
+  const diff = rest.diff;
+  if (typeof diff === "string" && Buffer.byteLength(diff) > MAX_RESULT_BYTES / 2) {
+    const { diff: _diff, ...kept } = rest;
+    return { ...kept, diffOmitted: true };
+  }
+  return rest;
+};
+
+// The skipped files a grep's structured content names (the text names fewer, and counts them).
+const SKIPPED_LISTED = 100;
 const warnings = z.array(z.string());
 
 const editOutput = z.object({
@@ -52,6 +75,7 @@ const editOutput = z.object({
   created: z.boolean(),
   firstChangedLine: z.number().optional(),
   diff: z.string().optional(),
+  diffOmitted: z.boolean().optional(),
   quotesNormalized: z.number(),
   warnings,
 });
@@ -74,7 +98,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "read",
     title: "Read file",
-    description: `Reads a text file and shows its lines numbered (cat -n). Shows ${READ_DEFAULT_LIMIT} lines from offset by default; lines longer than ${READ_MAX_LINE_CHARS} characters are cut with a marker, and output stops at ${READ_MAX_OUTPUT_BYTES / 1024} KiB with a note giving the offset to continue from. Binary files (whose state is still recorded, so they can then be deleted or replaced) and files over ${MAX_FILE_BYTES / MIB} MiB are refused. Read a file before editing or overwriting it.`,
+    description: `Reads a text file and shows its lines numbered (cat -n). Shows ${READ_DEFAULT_LIMIT} lines from offset by default; lines longer than ${READ_MAX_LINE_CHARS} characters are cut with a marker, and output stops at ${MAX_RESULT_BYTES / 1024} KiB with a note giving the offset to continue from. Binary files (whose state is still recorded, so they can then be deleted or replaced) and files over ${MAX_FILE_BYTES / MIB} MiB are refused. Read a file before editing or overwriting it.`,
     input: z.object({
       file_path: path("The file: absolute, or relative to the first root."),
       offset: count().optional().describe("1-based line to start from. Default 1."),
@@ -88,13 +112,13 @@ export const TOOLS: readonly ToolSpec[] = [
       truncated: z.boolean(),
       cutLines: z.number(),
       encoding: z.string(),
+      text: z.string().describe("The numbered lines and notes, as the text content shows them."),
     }),
     readOnly: true,
     call: (ws, args) => ws.read(args),
-    structured: (result) => {
-      const { lines: _lines, ...rest } = withoutText(result);
-      return rest;
-    },
+    // The text shown stays: a client that forwards only structured content must still give
+    // the model the file. The raw lines would repeat it.
+    structured: ({ lines: _lines, ...rest }) => rest,
   },
   {
     name: "write",
@@ -110,13 +134,14 @@ export const TOOLS: readonly ToolSpec[] = [
       bytes: z.number(),
       lines: z.number(),
       diff: z.string().optional(),
+      diffOmitted: z.boolean().optional(),
       firstChangedLine: z.number().optional(),
       quotesNormalized: z.number(),
       warnings,
     }),
     readOnly: false,
-    call: (ws, args) => ws.write(args),
-    structured: withoutText,
+    call: (ws, args, call) => ws.write(args, call),
+    structured: withoutTextOrLongDiff,
   },
   {
     name: "edit",
@@ -128,8 +153,8 @@ export const TOOLS: readonly ToolSpec[] = [
     }),
     output: editOutput,
     readOnly: false,
-    call: (ws, args) => ws.edit(args),
-    structured: withoutText,
+    call: (ws, args, call) => ws.edit(args, call),
+    structured: withoutTextOrLongDiff,
   },
   {
     name: "multi_edit",
@@ -144,8 +169,8 @@ export const TOOLS: readonly ToolSpec[] = [
     }),
     output: editOutput,
     readOnly: false,
-    call: (ws, args) => ws.multiEdit(args),
-    structured: withoutText,
+    call: (ws, args, call) => ws.multiEdit(args, call),
+    structured: withoutTextOrLongDiff,
   },
   {
     name: "delete",
@@ -154,7 +179,7 @@ export const TOOLS: readonly ToolSpec[] = [
     input: z.object({ file_path: path("The file: absolute, or relative to the first root.") }),
     output: z.object({ path: z.string(), warnings }),
     readOnly: false,
-    call: (ws, args) => ws.delete(args),
+    call: (ws, args, call) => ws.delete(args, call),
     structured: withoutText,
   },
   {
@@ -169,7 +194,7 @@ export const TOOLS: readonly ToolSpec[] = [
     }),
     output: z.object({ from: z.string(), to: z.string(), overwrote: z.boolean(), warnings }),
     readOnly: false,
-    call: (ws, args) => ws.rename(args),
+    call: (ws, args, call) => ws.rename(args, call),
     structured: withoutText,
   },
   {
@@ -184,7 +209,7 @@ export const TOOLS: readonly ToolSpec[] = [
     }),
     output: z.object({ files: z.array(z.string()), total: z.number(), truncated: z.boolean() }),
     readOnly: true,
-    call: (ws, args) => ws.glob(args),
+    call: (ws, args, call) => ws.glob(args, call),
     structured: withoutText,
   },
   {
@@ -226,10 +251,15 @@ export const TOOLS: readonly ToolSpec[] = [
       truncated: z.boolean(),
       partial: z.boolean(),
       skipped: z.array(z.string()),
+      skippedTotal: z.number(),
     }),
     readOnly: true,
-    call: (ws, args) => ws.grep(args),
-    structured: withoutText,
+    call: (ws, args, call) => ws.grep(args, call),
+    structured: (result) => {
+      const rest = withoutText(result);
+      const skipped = rest.skipped as readonly string[];
+      return { ...rest, skipped: skipped.slice(0, SKIPPED_LISTED), skippedTotal: skipped.length };
+    },
   },
   {
     name: "find",
@@ -248,7 +278,7 @@ export const TOOLS: readonly ToolSpec[] = [
       truncated: z.boolean(),
     }),
     readOnly: true,
-    call: (ws, args) => ws.find(args),
+    call: (ws, args, call) => ws.find(args, call),
     structured: withoutText,
   },
 ];
