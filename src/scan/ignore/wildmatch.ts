@@ -5,9 +5,11 @@
  * A matcher and not a translation to RegExp: V8's regex engine backtracks, and a line such as
  * `*a*a*a*a*a*a*b` against a long name of `a`s took 13 s as a regex. wildmatch gives up as soon
  * as the text runs out behind a star (ABORT_ALL) or a `/` stops a single star (ABORT_TO_STARSTAR),
- * which keeps it polynomial: git answers the same line at once. The semantics follow git's,
- * rule for rule, including its quirks under case folding (the text is lowered, an escaped or
- * bracketed letter is not).
+ * which keeps it polynomial. Every way a star can fail returns one of the two, as in git since
+ * 1f2e05f0b7 (2.41, "wildmatch: fix exponential behavior"): one plain NOMATCH in their place
+ * lets each outer star retry every later start, and `*a` 16 times against 60 `a`s and a `b`
+ * then ran for hours. The semantics follow git's master, rule for rule, including its quirks
+ * under case folding (the text is lowered, an escaped or bracketed letter is not).
  */
 
 const MATCH = 0;
@@ -151,14 +153,16 @@ function dowild(p: string, pi: number, t: string, ti: number, flags: WildmatchFl
         }
         pi++;
         if (pi >= p.length) {
-          // A trailing `**` matches everything; a trailing `*` only up to the next `/`.
-          if (!matchSlash && t.indexOf("/", ti) !== -1) return NOMATCH;
+          // A trailing `**` matches everything; a trailing `*` only up to the next `/`, which
+          // no outer single star starting later gets past either (a `**` may).
+          if (!matchSlash && t.indexOf("/", ti) !== -1) return ABORT_TO_STARSTAR;
           return MATCH;
         }
         if (!matchSlash && p.charCodeAt(pi) === SLASH) {
-          // One star then `/`: the rest of this directory name, then the `/` below.
+          // One star then `/`: the rest of this directory name, then the `/` below. With no
+          // `/` left, no outer star can supply one by starting later.
           const slash = t.indexOf("/", ti);
-          if (slash === -1) return NOMATCH;
+          if (slash === -1) return ABORT_ALL;
           ti = slash;
           continue;
         }
@@ -174,7 +178,11 @@ function dowild(p: string, pi: number, t: string, ti: number, flags: WildmatchFl
               ti++;
             }
             const here = ti < t.length ? t.charCodeAt(ti) : 0;
-            if ((casefold ? lower(here) : here) !== literal) return NOMATCH;
+            // The literal is not in the rest of the text (or of this segment): an outer star
+            // starting later cannot find it either, so abort rather than let it retry.
+            if ((casefold ? lower(here) : here) !== literal) {
+              return matchSlash ? ABORT_ALL : ABORT_TO_STARSTAR;
+            }
           }
           tc = casefold ? lower(t.charCodeAt(ti)) : t.charCodeAt(ti);
           const matched = dowild(p, pi, t, ti, flags);
