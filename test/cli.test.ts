@@ -4,7 +4,7 @@
  * (checked against `git check-ignore -v`), --help, errors and the progress line.
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Tree, tempTree } from "./helpers/fs.js";
@@ -455,6 +455,58 @@ describe.skipIf(!hasRg)("freshfs grep against rg", () => {
 });
 
 describe("freshfs grep", () => {
+  it("skips a 2 GiB sparse file, naming it on stderr, and exits as rg would for the rest", async () => {
+    const dir = await tempTree({ "a.txt": "hello\n", "big.txt": "hello\n" });
+    // Apparent size only: the file takes no disk, but reading it would take 2 GiB of memory.
+    truncateSync(join(dir, "big.txt"), 2 ** 31);
+    const note =
+      "freshfs: big.txt: skipped, 2147483648 bytes is over the size bound (--max-filesize)\n";
+    const found = freshfs(["grep", "hello"], { cwd: dir });
+    expect(found.status, found.stderr).toBe(0);
+    expect(found.stdout).toBe("a.txt:1:hello\n");
+    expect(found.stderr).toBe(note);
+    const none = freshfs(["grep", "nothing"], { cwd: dir });
+    expect(none.status, none.stderr).toBe(1);
+    expect(none.stdout).toBe("");
+    expect(none.stderr).toBe(note);
+    const named = freshfs(["grep", "hello", "big.txt"], { cwd: dir });
+    expect(named.status, named.stderr).toBe(1);
+    expect(named.stderr).toBe(note);
+  });
+
+  it("takes --max-filesize as rg does: bytes, or K, M, G as powers of 1024; larger files skipped", async () => {
+    const dir = await tempTree({ "a.txt": `${"x".repeat(2047)}\n`, "b.txt": "x\n" });
+    const at = freshfs(["grep", "-c", "x", "--max-filesize", "2K"], { cwd: dir });
+    expect(at.status, at.stderr).toBe(0);
+    expect(at.stdout).toBe("a.txt:1\nb.txt:1\n");
+    expect(at.stderr).toBe("");
+    const under = freshfs(["grep", "-c", "x", "--max-filesize", "2047"], { cwd: dir });
+    expect(under.status, under.stderr).toBe(0);
+    expect(under.stdout).toBe("b.txt:1\n");
+    expect(under.stderr).toBe(
+      "freshfs: a.txt: skipped, 2048 bytes is over the size bound (--max-filesize)\n",
+    );
+    const zero = freshfs(["grep", "-c", "x", "--max-filesize", "0"], { cwd: dir });
+    expect(zero.status).toBe(1);
+    expect(lines(zero.stderr)).toHaveLength(2);
+  });
+
+  it("exits 2 with one line on stderr when the search stops at --timeout", async () => {
+    // (a+)+$ backtracks from every start of the run of a's: the search outlives its timeout,
+    // which is shorter than the per-file budget, so it stops partial rather than skip the file.
+    const dir = await tempTree({ "evil.txt": `${"a".repeat(100_000)}!\n` });
+    const partial =
+      "freshfs: the search stopped at its timeout of 1000 ms, so the results are partial (--timeout MS gives it longer)\n";
+    const run = freshfs(["grep", "--timeout", "1000", "(a+)+$"], { cwd: dir });
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe(partial);
+    const json = freshfs(["grep", "--json", "--timeout", "1000", "(a+)+$"], { cwd: dir });
+    expect(json.status, json.stderr).toBe(2);
+    expect(JSON.parse(json.stdout).partial).toBe(true);
+    expect(json.stderr).toBe(partial);
+  });
+
   it("exits 2 on an invalid regex, with one line naming the pattern", async () => {
     const dir = await tempTree({ "a.txt": "foo(\n" });
     for (const pattern of ["foo(", "[a-"]) {
@@ -658,6 +710,8 @@ describe("--help", () => {
     for (const flag of ["-i", "-S", "-F", "-w", "-c", "-l", "-A", "-B", "-C", "-g", "-t", "-U"]) {
       expect(run.stdout).toMatch(new RegExp(`(^|[\\s,])${flag}\\b`, "m"));
     }
+    expect(run.stdout).toContain("--max-filesize NUM[K|M|G]");
+    expect(run.stdout).toContain("--timeout MS");
   });
 });
 
@@ -687,6 +741,18 @@ describe("errors: one line on stderr, exit 2, nothing on stdout", () => {
     { name: "missing DIR", args: ["glob", "*", "no-such-dir"], names: ["no-such-dir"] },
     { name: "grep missing DIR", args: ["grep", "x", "no-such-dir"], names: ["no-such-dir"] },
     { name: "unknown type", args: ["grep", "-t", "nosuchtype", "x"], names: ["nosuchtype"] },
+    ...["1k", "1.5M", "M", "1KB", "99999999999G"].map((size) => ({
+      name: `--max-filesize ${size}`,
+      args: ["grep", "x", "--max-filesize", size],
+      names: ["--max-filesize", `'${size}'`],
+    })),
+    { name: "--timeout abc", args: ["grep", "x", "--timeout", "abc"], names: ["--timeout", "abc"] },
+    {
+      name: "grep size bound on files",
+      args: ["files", "--max-filesize", "1K"],
+      names: ["--max-filesize", "files"],
+    },
+    { name: "grep timeout on glob", args: ["glob", "*", "--timeout", "5"], names: ["--timeout"] },
   ];
   for (const c of CASES) {
     it(c.name, async () => {
@@ -736,12 +802,20 @@ describe("review regressions", () => {
     expect(run.stderr).toBe("");
   });
 
-  it("searches files past 16 MiB, as rg does", async () => {
+  it("skips a file past the library's bound, naming it, and searches it with --max-filesize", async () => {
     const filler = `${"x".repeat(80)}\n`.repeat(220_000);
     const dir = await tempTree({ "big.log": `${filler}needle\n` });
-    const run = freshfs(["grep", "-c", "needle"], { cwd: dir });
+    const bytes = filler.length + "needle\n".length;
+    const skipped = freshfs(["grep", "-c", "needle"], { cwd: dir });
+    expect(skipped.status, skipped.stderr).toBe(1);
+    expect(skipped.stdout).toBe("");
+    expect(skipped.stderr).toBe(
+      `freshfs: big.log: skipped, ${bytes} bytes is over the size bound (--max-filesize)\n`,
+    );
+    const run = freshfs(["grep", "-c", "needle", "--max-filesize", "32M"], { cwd: dir });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toBe("big.log:1\n");
+    expect(run.stderr).toBe("");
   });
 
   it("why: a file in a repository nested under an ignored directory is ignored, as git says", async () => {

@@ -120,6 +120,10 @@ export interface GrepFlags {
   readonly types: readonly string[];
   readonly multiline: boolean;
   readonly maxColumns: number | undefined;
+  /** Bytes; undefined: the library's bound. */
+  readonly maxFileSize: number | undefined;
+  /** undefined: the library's timeout. */
+  readonly timeoutMs: number | undefined;
 }
 
 /** How rg names a file found under the path it was given: joined to it as written. */
@@ -172,9 +176,12 @@ export async function grepCommand(
       type: flags.types,
       outputMode: mode,
       headLimit: common.limit,
-      // rg prints whole lines unless told otherwise (`-M`), and searches files of any size.
+      // rg prints whole lines unless told otherwise (`-M`).
       maxColumns: flags.maxColumns ?? Number.POSITIVE_INFINITY,
-      maxFileSize: Number.POSITIVE_INFINITY,
+      // rg needs no size bound, as it reads a file lazily; the worker reads each file whole
+      // into memory, so only the bound keeps memory bounded (a 2 GiB file took 2.1 GB).
+      maxFileSize: flags.maxFileSize,
+      timeoutMs: flags.timeoutMs,
       onProgress: progress.update,
     }),
   );
@@ -201,6 +208,14 @@ export async function grepCommand(
     }
     for (const note of grepNotes(result, name)) process.stderr.write(`freshfs: ${note}\n`);
   }
+  // Neither 0 nor 1: either would say the whole tree was searched.
+  if (result.partial) {
+    const after = flags.timeoutMs === undefined ? "" : ` of ${flags.timeoutMs} ms`;
+    process.stderr.write(
+      `freshfs: the search stopped at its timeout${after}, so the results are partial (--timeout MS gives it longer)\n`,
+    );
+    return 2;
+  }
   return result.totalRecords > 0 ? 0 : 1;
 }
 
@@ -209,6 +224,11 @@ function grepNotes(
   name: (path: string) => string,
 ): string[] {
   const notes: string[] = [];
+  for (const file of result.skipped.tooLarge) {
+    notes.push(
+      `${name(file.path)}: skipped, ${file.size} bytes is over the size bound (--max-filesize)`,
+    );
+  }
   for (const file of result.skipped.unreadable) {
     notes.push(`${name(file.path)}: skipped, cannot be read (${file.code})`);
   }
@@ -218,7 +238,6 @@ function grepNotes(
   for (const file of result.skipped.failed) {
     notes.push(`${name(file.path)}: skipped, ${file.message}`);
   }
-  if (result.partial) notes.push("the search ran out of time; the results are partial");
   return notes;
 }
 

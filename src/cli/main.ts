@@ -80,6 +80,16 @@ Options (ripgrep's):
   -t TYPE         only files of TYPE (ts, js, py, rust, go, md, json, ...); repeatable
   -U              multiline: matches may span lines
   -M N            cut lines longer than N characters
+  --max-filesize NUM[K|M|G]
+                  skip files larger than NUM bytes (K, M, G: times 1024, 1024^2, 1024^3),
+                  naming each on stderr; default: the library's grep bound. rg has no
+                  bound because it reads a file lazily; freshfs reads each file whole into
+                  memory, so this bound is what keeps its memory bounded
+
+freshfs's own:
+  --timeout MS    stop searching after MS milliseconds (default: the library's grep
+                  timeout); a search stopped there prints what it found, says so on stderr
+                  and exits 2
 
 ${COMMON_HELP}
 `,
@@ -124,14 +134,47 @@ const OPTIONS = {
   t: { type: "string", short: "t", multiple: true },
   U: { type: "boolean", short: "U" },
   M: { type: "string", short: "M" },
+  "max-filesize": { type: "string" },
+  timeout: { type: "string" },
 } as const;
 
-const GREP_ONLY = ["i", "S", "F", "w", "c", "l", "A", "B", "C", "g", "t", "U", "M"] as const;
+const GREP_ONLY = [
+  "i",
+  "S",
+  "F",
+  "w",
+  "c",
+  "l",
+  "A",
+  "B",
+  "C",
+  "g",
+  "t",
+  "U",
+  "M",
+  "max-filesize",
+  "timeout",
+] as const;
 
 function number(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw badInput(`${flag} needs a whole number, not '${value}'.`);
   return Number(value);
+}
+
+const SIZE_SUFFIXES: Record<string, number> = { "": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 };
+
+/** rg's NUM+SUFFIX?: digits, then K, M or G (powers of 1024), upper case only, as rg takes them. */
+function fileSize(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const [, digits = "", suffix = ""] = /^(\d+)([KMG]?)$/.exec(value) ?? [];
+  const bytes = digits === "" ? Number.NaN : Number(digits) * (SIZE_SUFFIXES[suffix] ?? 1);
+  if (!Number.isSafeInteger(bytes)) {
+    throw badInput(
+      `${flag} needs a whole number of bytes with an optional K, M or G, not '${value}'.`,
+    );
+  }
+  return bytes;
 }
 
 function operands(
@@ -175,7 +218,10 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (command !== "grep") {
     const misplaced = GREP_ONLY.find((flag) => values[flag] !== undefined);
-    if (misplaced) throw badInput(`-${misplaced} is a grep option; ${command} does not take it.`);
+    if (misplaced) {
+      const shown = misplaced.length === 1 ? `-${misplaced}` : `--${misplaced}`;
+      throw badInput(`${shown} is a grep option; ${command} does not take it.`);
+    }
   }
   if (command !== "mcp" && values.root !== undefined) {
     throw badInput(`--root is an mcp option; ${command} takes the directory as an operand.`);
@@ -217,6 +263,8 @@ async function main(argv: readonly string[]): Promise<number> {
           types: values.t ?? [],
           multiline: values.U ?? false,
           maxColumns: number(values.M, "-M"),
+          maxFileSize: fileSize(values["max-filesize"], "--max-filesize"),
+          timeoutMs: number(values.timeout, "--timeout"),
         },
         common,
       );
