@@ -6,10 +6,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { mkdtemp, open, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, open, readFile, rename, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Workspace } from "../src/index.js";
+import { Workspace, withPathLock } from "../src/index.js";
 import type { Chart } from "./lib/chart-types.js";
 import { formatTiming, sample, type Timing, times } from "./lib/measure.js";
 import type { SuiteResult } from "./lib/report.js";
@@ -24,13 +24,13 @@ const SOURCE = Array.from(
   (_, i) => `export const setting${i} = { name: "setting-${i}", value: ${i} };`,
 ).join("\n");
 
-const METHOD = `An edit through \`Workspace\` (confinement, the path lock, the guard check, an atomic write whose
-last step repeats the check, the tracker's record of the new bytes, cache invalidation and the
-diff) beside two references in the same run: what an unguarded tool does (read, replace,
+const METHOD = `An edit through \`Workspace\` (confinement, the path locks of this process and
+of every other freshfs process, the guard check, an atomic write whose last step repeats the
+check, the tracker's record of the new bytes, cache invalidation and the diff) beside two references in the same run: what an unguarded tool does (read, replace,
 \`writeFile\` in place: no flush, a crash can leave half a file), and the floor of a safe write
 (read, replace, temp file, \`datasync\`, rename). Each edit swaps one line of a 120-line, 4 KiB
 TypeScript file, so a chain of edits runs inside the racy window and every check hashes the
-file (contract 1.2).`;
+file (contract 1.2). The lock alone is timed too, beside a bare lock file.`;
 
 export async function benchTools(options: ToolsOptions): Promise<SuiteResult> {
   const dir = await mkdtemp(join(tmpdir(), "freshfs-bench-tools-"));
@@ -84,6 +84,19 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
     },
     { runs, iterations },
   );
+  // The lock alone, as every mutation takes it: this process's queue, then the lock file that
+  // other freshfs processes honour (open O_EXCL, write its holder, unlink).
+  const lock = await sample(
+    {
+      freshfs: () => withPathLock(mine, () => undefined),
+      floor: async () => {
+        const handle = await open(join(dir, ".bare.lock"), "wx");
+        await handle.close();
+        await unlink(join(dir, ".bare.lock"));
+      },
+    },
+    { runs, iterations },
+  );
   const read = await sample(
     {
       freshfs: () => ws.read({ file_path: mine }),
@@ -103,6 +116,15 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
     ),
     row("safe floor: read, replace, temp file, `datasync`, rename", edit.floor, edit.floor),
     row("unguarded: read, replace, `writeFile` in place (no flush)", edit.naive, edit.floor),
+    "",
+    "| the lock alone | time per operation | ÷ bare lock file |",
+    "|---|---|---|",
+    row(
+      "`withPathLock` (process queue, lock file: create, holder written, removed)",
+      lock.freshfs,
+      lock.floor,
+    ),
+    row("bare lock file: `open` O_EXCL, `close`, `unlink`", lock.floor, lock.floor),
     "",
     "| operation | time per operation | ÷ `readFile` |",
     "|---|---|---|",
@@ -136,6 +158,7 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
   };
   const reading = [
     `An edit costs ${formatTiming(edit.freshfs).split(" (")[0]}, ${times(edit.freshfs.median / edit.floor.median)} the bare safe write. The difference is round trips through libuv's thread pool and the checks that make it safe: the guard hashes the file before the write, again just before the rename, and once more to record the new bytes; the directory is held open by descriptor, and the file's bytes are compared with the edit's own right before a synchronous rename (the reliability runs found another process's write landing in the gap an async check left; see RELIABILITY.md). Next to a model's turn of seconds, that is the price of an edit that cannot overwrite what it has not seen.`,
+    `Of that, the lock other freshfs processes honour costs ${formatTiming(lock.freshfs).split(" (")[0]} (${((100 * lock.freshfs.median) / edit.freshfs.median).toFixed(0)}% of an edit): the directory held open and checked, the lock file created exclusively with its holder written in, a refresh timer armed, and the file removed after, ${times(lock.freshfs.median / lock.floor.median)} a bare create and unlink.`,
     `A read costs ${times(read.freshfs.median / read.naive.median)} \`readFile\`: it numbers the lines and records the read (a \`stat\` and a SHA-256 of the bytes) so that the next edit can be checked.`,
   ];
   return {
