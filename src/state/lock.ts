@@ -139,6 +139,11 @@ export async function withPathLock<T>(
 export interface EntryLockOptions extends PathLockOptions {
   /** The key as messages show it (a path relative to the workspace root). */
   readonly shown?: ((key: string) => string) | undefined;
+  /**
+   * Runs once this process's locks are held, before the lock files are made: the lock file goes
+   * in the entry's directory, so a path that now leads elsewhere must be refused first.
+   */
+  readonly beforeFileLocks?: (() => void) | undefined;
 }
 
 /**
@@ -153,6 +158,7 @@ export async function withEntryLocks<T>(
   return processLocks.run(
     keys,
     async () => {
+      options.beforeFileLocks?.();
       const held: FileLock[] = [];
       try {
         // The order KeyedLock takes them in, which every process shares: no deadlock between two.

@@ -49,20 +49,32 @@ export interface CallOptions {
 
 /**
  * Runs a mutation under the locks of `keys` (canonical entries), in this process and in every
- * other freshfs process; messages name them as the model sees them.
+ * other freshfs process; messages name them as the model sees them. `reconfine` (the paths
+ * confined again) runs once this process's locks are held and once every lock is: a link
+ * swapped in while the call waited is refused before anything is made in its directory.
  */
 export function underLocks<T>(
   context: ToolContext,
   keys: readonly string[],
   operation: string,
   call: CallOptions,
+  reconfine: () => void,
   fn: () => Promise<T>,
 ): Promise<T> {
-  return withEntryLocks(keys, fn, {
-    signal: call.signal,
-    operation,
-    shown: (key) => context.roots.display(key),
-  });
+  return withEntryLocks(
+    keys,
+    async () => {
+      // Again: another process may have held the lock files a while.
+      reconfine();
+      return fn();
+    },
+    {
+      signal: call.signal,
+      operation,
+      shown: (key) => context.roots.display(key),
+      beforeFileLocks: reconfine,
+    },
+  );
 }
 
 /** The file as it is on disk now, read whole (tools refuse files past `MAX_FILE_BYTES`). */

@@ -151,8 +151,8 @@ async function applyEdits(
 ): Promise<EditResult> {
   const target = context.roots.confineFile(path);
   const shown = context.roots.display(target.lexical);
-  return underLocks(context, [target.real], tool, call, async () => {
-    context.roots.reconfine(path, target);
+  const reconfine = () => context.roots.reconfine(path, target);
+  return underLocks(context, [target.real], tool, call, reconfine, async () => {
     const current = await readCurrent(target, "edit", shown);
     const first = edits[0] as Replacement;
     if (first.old === "") return fillEmpty(context, target, shown, current, first);

@@ -79,8 +79,8 @@ export async function deleteTool(
   context.roots.confineFile(path);
   const target = context.roots.confineEntry(path);
   const shown = context.roots.display(target.lexical);
-  return underLocks(context, [target.entry], "delete", call, async () => {
-    context.roots.reconfine(path, target);
+  const reconfine = () => context.roots.reconfine(path, target);
+  return underLocks(context, [target.entry], "delete", call, reconfine, async () => {
     const before = snapshotEntry(target.entry, "delete", shown);
     if (!before) {
       throw new FreshfsError("NOT_FOUND", `${shown} does not exist.`, { path: target.lexical });
@@ -153,9 +153,11 @@ export async function renameTool(
           `rename: ${fromShown} is not a directory, so nothing can be put under it (${toShown}).`,
         );
   }
-  return underLocks(context, [from.entry, to.entry], "rename", call, async () => {
+  const reconfine = () => {
     context.roots.reconfine(fromPath, from, "from");
     context.roots.reconfine(toPath, to, "to");
+  };
+  return underLocks(context, [from.entry, to.entry], "rename", call, reconfine, async () => {
     const source = snapshotEntry(from.entry, "rename", fromShown);
     if (!source) {
       throw new FreshfsError("NOT_FOUND", `${fromShown} does not exist.`, { path: from.lexical });

@@ -67,8 +67,8 @@ export async function writeTool(
   const content = args.requiredString("content", ["text"]);
   const target = context.roots.confineFile(path);
   const shown = context.roots.display(target.lexical);
-  return underLocks(context, [target.real], "write", call, async () => {
-    context.roots.reconfine(path, target);
+  const reconfine = () => context.roots.reconfine(path, target);
+  return underLocks(context, [target.real], "write", call, reconfine, async () => {
     const current = await readCurrent(target, "write", shown);
     const warnings = await checkGuard(context, target);
     assertBasedOnRead(context, target, current);
