@@ -11,7 +11,6 @@
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, dirname } from "node:path";
-import { Worker } from "node:worker_threads";
 import picomatch from "picomatch";
 import { FreshfsError, fromFsError, quoted } from "../../errors.js";
 import { nodeFs } from "../../io/fs.js";
@@ -23,14 +22,9 @@ import { checkedOptions, type SearchProgress, searchListing } from "../listing.j
 import type { LineRecord, SearchMode } from "./engine.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
 import { compilePattern } from "./pattern.js";
+import { grepPool, type PooledWorker } from "./pool.js";
 import { FILE_TYPES } from "./types.js";
-import {
-  STOPPED,
-  type WorkerBatch,
-  type WorkerOutcome,
-  type WorkerRange,
-  type WorkerSetup,
-} from "./worker.js";
+import type { WorkerBatch, WorkerOutcome, WorkerRange, WorkerSettings } from "./worker.js";
 
 export type GrepOutputMode = SearchMode;
 
@@ -292,67 +286,10 @@ function cut(text: string, maxColumns: number): string {
   return `${text.slice(0, maxColumns)} [… ${text.length - maxColumns} more characters]`;
 }
 
-// Worker threads are expensive to start (~30 ms): they are kept, unreferenced, between searches.
-const idle: Worker[] = [];
-
-function startWorker(): Worker {
-  const built = new URL("./worker.js", import.meta.url);
-  // The parent's flags, less `--input-type` (a host started with `node --input-type=module -e`),
-  // which a worker refuses to start with.
-  const execArgv = process.execArgv.filter((flag) => !flag.startsWith("--input-type"));
-  // `trackUnmanagedFds` (Node's default, stated because grep relies on it): the file a worker
-  // holds open while its regex runs is closed by Node when the worker is terminated in it.
-  if (!import.meta.url.endsWith(".ts")) {
-    return new Worker(built, { execArgv, trackUnmanagedFds: true });
-  }
-  // Running from the TypeScript sources (the tests): the worker is TypeScript too. tsx's loader
-  // does not carry over into worker threads by itself, so a bootstrap registers it first.
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const source = new URL("./worker.ts", import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); });`;
-  return new Worker(bootstrap, { eval: true, trackUnmanagedFds: true });
-}
-
-function takeWorker(): Worker {
-  const worker = idle.pop() ?? startWorker();
-  worker.ref();
-  return worker;
-}
-
-function releaseWorker(worker: Worker): void {
-  worker.removeAllListeners("message");
-  worker.removeAllListeners("error");
-  worker.postMessage("release");
-  worker.unref();
-  idle.push(worker);
-}
-
 /**
- * A worker asked to stop mid-range goes back to the pool once it says it has stopped (it
- * checks between files); one that does not answer in time is stuck in a regex, and is ended.
- * Batches it sent before stopping carry an old range id and are ignored.
+ * Files per range handed to a worker: small enough to balance two workers and for searches to
+ * take turns at the pool, large enough to be cheap.
  */
-function retire(worker: Worker, withinMs: number): void {
-  worker.removeAllListeners("message");
-  worker.removeAllListeners("error");
-  const timer = setTimeout(() => {
-    worker.removeAllListeners("message");
-    void worker.terminate();
-  }, withinMs);
-  timer.unref();
-  worker.on("message", (message: unknown) => {
-    if (message !== STOPPED) return;
-    clearTimeout(timer);
-    releaseWorker(worker);
-  });
-  worker.on("error", () => {
-    clearTimeout(timer);
-    void worker.terminate();
-  });
-  worker.postMessage("stop");
-}
-
-/** Files per range handed to a worker: small enough to balance two workers, large enough to be cheap. */
 const RANGE = 512;
 
 /**
@@ -368,26 +305,29 @@ interface Collected {
   partial: boolean;
 }
 
-type SearchSetup = Omit<WorkerSetup, "type" | "files" | "current">;
+// Node clamps a longer timer to 1 ms: a deadline further away than this is no deadline.
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
+let searches = 0;
 let ranges = 0;
 
 /**
- * Runs the search over `files` (relative to `search.root`) in worker threads, each taking ranges of files in turn. Results
- * reach `consume` strictly in file order (so paging can stop the search early: `consume`
- * returns false). A file on which the regex runs past the per-file budget is abandoned: its
- * worker is terminated and the range goes on after it in a new one.
+ * Runs the search over `files` (relative to `search.root`) in pooled worker threads: one or two
+ * lanes, each borrowing a worker per range of files. Results reach `consume` strictly in file
+ * order (so paging can stop the search early: `consume` returns false). A file on which the
+ * regex runs past the per-file budget is abandoned: its worker is terminated and the range goes
+ * on after it in another. The deadline counts from here, time spent waiting for a worker
+ * included.
  */
 async function runSearch(
-  search: SearchSetup,
+  search: WorkerSettings,
   files: readonly string[],
   consume: (index: number, outcome: WorkerOutcome | undefined) => boolean,
   budget: { fileTimeoutMs: number; timeoutMs: number; signal: AbortSignal | undefined },
 ): Promise<Collected> {
   const collected: Collected = { timedOut: [], partial: false };
   if (files.length === 0) return collected;
-  const deadline = performance.now() + budget.timeoutMs;
-  const joined = files.join("\0");
+  const id = ++searches;
   /** Ranges to search: `key` is where the range began (progress is kept under it). */
   const queue: { key: number; from: number; end: number }[] = [];
   for (let start = 0; start < files.length; start += RANGE) {
@@ -398,26 +338,33 @@ async function runSearch(
   const progress = new Map<number, number>();
   const skip: number[] = [];
   let consumed = 0;
-  let stopping = false;
+
+  // Every way a search ends early (the caller's abort, the deadline, a page filled) halts every
+  // lane at once, whether it is searching or waiting for a worker.
+  const halt = new AbortController();
+  const stop = () => halt.abort();
+  budget.signal?.addEventListener("abort", stop, { once: true });
+  const deadline =
+    budget.timeoutMs <= LONGEST_TIMER_MS
+      ? setTimeout(() => {
+          collected.partial = true;
+          stop();
+        }, budget.timeoutMs)
+      : undefined;
 
   const advance = () => {
-    while (consumed < files.length && !stopping) {
+    while (consumed < files.length && !halt.signal.aborted) {
       const key = consumed - (consumed % RANGE);
       if (consumed >= (progress.get(key) ?? key)) return;
       const outcome = outcomes.get(consumed);
       outcomes.delete(consumed);
-      if (!consume(consumed, outcome)) stopping = true;
+      if (!consume(consumed, outcome)) stop();
       consumed++;
     }
-    if (consumed >= files.length) stopping = true;
+    if (consumed >= files.length) stop();
   };
 
-  type Ending =
-    | "done"
-    | "stop"
-    | "deadline"
-    | { stuck: number; outside: boolean }
-    | { failed: number };
+  type Ending = "done" | "halt" | { stuck: number; outside: boolean } | { failed: number };
 
   /**
    * The file the worker is stuck on, still open in it, leads outside the root (a directory
@@ -437,13 +384,10 @@ async function runSearch(
   };
 
   /** Searches one range in `worker`, watching it. */
-  const searchRange = (
-    worker: Worker,
-    range: { key: number; from: number; end: number },
-    currentFile: Int32Array,
-  ) =>
+  const searchRange = (worker: PooledWorker, range: { key: number; from: number; end: number }) =>
     new Promise<Ending>((resolve) => {
-      const id = ++ranges;
+      const rangeId = ++ranges;
+      const currentFile = worker.current;
       let lastIndex = Atomics.load(currentFile, 0);
       let lastChange = performance.now();
       let settled = false;
@@ -451,18 +395,16 @@ async function runSearch(
         if (settled) return;
         settled = true;
         clearInterval(watch);
-        budget.signal?.removeEventListener("abort", onAbort);
-        worker.removeAllListeners("message");
-        worker.removeAllListeners("error");
+        halt.signal.removeEventListener("abort", onHalt);
+        worker.onMessage = undefined;
+        worker.onError = undefined;
         resolve(how);
       };
       const watch = setInterval(
         () => {
           const index = Atomics.load(currentFile, 0);
           const now = performance.now();
-          if (stopping) finish("stop");
-          else if (now >= deadline) finish("deadline");
-          else if (index !== lastIndex) {
+          if (index !== lastIndex) {
             lastIndex = index;
             lastChange = now;
           } else if (index >= range.from && now - lastChange >= budget.fileTimeoutMs) {
@@ -471,71 +413,84 @@ async function runSearch(
         },
         Math.min(100, budget.fileTimeoutMs),
       );
-      const onAbort = () => {
-        stopping = true;
-        finish("stop");
-      };
-      budget.signal?.addEventListener("abort", onAbort, { once: true });
-      worker.on("message", (batch: WorkerBatch) => {
-        if (batch.id !== id) return;
+      const onHalt = () => finish("halt");
+      halt.signal.addEventListener("abort", onHalt, { once: true });
+      worker.onMessage = (message) => {
+        const batch = message as WorkerBatch;
+        if (batch.id !== rangeId) return;
         for (const [index, outcome] of batch.results) outcomes.set(index, outcome);
         progress.set(range.key, batch.next);
-        advance();
+        // A worker done with its range is idle, even if what it sent ends the search.
         if (batch.done) finish("done");
-        else if (stopping) finish("stop");
-      });
-      worker.on("error", () => finish({ failed: Atomics.load(currentFile, 0) }));
-      worker.postMessage({
+        advance();
+      };
+      worker.onError = () => finish({ failed: Atomics.load(currentFile, 0) });
+      const settings = worker.search === id ? undefined : search;
+      worker.search = id;
+      worker.thread.postMessage({
         type: "range",
-        id,
+        id: rangeId,
+        search: id,
+        settings,
         start: range.from,
-        end: range.end,
+        files: files.slice(range.from, range.end).join("\0"),
         skip,
       } satisfies WorkerRange);
     });
 
-  /** One worker's life: ranges from the queue until it empties, the search stops, or it is lost. */
-  const runWorker = async (): Promise<void> => {
-    while (!stopping && queue.length > 0) {
-      const current = new SharedArrayBuffer(8);
-      const currentFile = new Int32Array(current).fill(-1);
-      const worker = takeWorker();
-      worker.postMessage({
-        ...search,
-        type: "setup",
-        files: joined,
-        current,
-      } satisfies WorkerSetup);
-      let ending: Ending = "done";
-      while (ending === "done" && !stopping && queue.length > 0) {
-        const range = queue.shift() as { key: number; from: number; end: number };
-        ending = await searchRange(worker, range, currentFile);
-        if (ending === "done" || ending === "stop" || ending === "deadline") continue;
-        // Stuck on a file (the regex ran past its budget) or crashed on one: report it, and
-        // go on after it with a new worker.
-        const index = "stuck" in ending ? ending.stuck : ending.failed;
-        if (index < range.from) {
-          throw new FreshfsError("IO_ERROR", "The search worker failed before it searched a file.");
+  /**
+   * One lane: ranges from the queue until it empties or the search halts. A worker is kept
+   * from range to range while no other search waits for one, and given back after a range when
+   * one does, so that a long search does not hold workers others are queued for.
+   */
+  const runLane = async (): Promise<void> => {
+    let worker: PooledWorker | undefined;
+    while (!halt.signal.aborted && queue.length > 0) {
+      if (!worker) {
+        worker = await grepPool.acquire(halt.signal);
+        if (!worker) return;
+        continue;
+      }
+      const range = queue.shift() as { key: number; from: number; end: number };
+      const ending = await searchRange(worker, range);
+      if (ending === "done") {
+        if (grepPool.waiting > 0) {
+          grepPool.release(worker);
+          worker = undefined;
         }
-        if (!("outside" in ending && ending.outside)) collected.timedOut.push(index);
-        skip.push(index);
-        queue.unshift({
-          key: range.key,
-          from: progress.get(range.key) ?? range.from,
-          end: range.end,
-        });
+        continue;
       }
-      if (ending === "done") releaseWorker(worker);
-      else if (ending === "stop") retire(worker, budget.fileTimeoutMs);
-      else void worker.terminate();
-      if (ending === "deadline") {
-        collected.partial = true;
-        stopping = true;
+      if (ending === "halt") {
+        grepPool.retire(worker);
+        return;
       }
+      // Stuck on a file (the regex ran past its budget) or crashed on one: report it, and
+      // go on after it in another worker.
+      grepPool.discard(worker);
+      worker = undefined;
+      const index = "stuck" in ending ? ending.stuck : ending.failed;
+      if (index < range.from) {
+        throw new FreshfsError("IO_ERROR", "The search worker failed before it searched a file.");
+      }
+      if (!("outside" in ending && ending.outside)) collected.timedOut.push(index);
+      skip.push(index);
+      queue.unshift({
+        key: range.key,
+        from: progress.get(range.key) ?? range.from,
+        end: range.end,
+      });
     }
+    if (worker) grepPool.release(worker);
   };
 
-  await Promise.all(Array.from({ length: workerCount(files.length) }, () => runWorker()));
+  try {
+    await Promise.all(Array.from({ length: workerCount(files.length) }, () => runLane()));
+  } finally {
+    // A lane that failed leaves the others to halt.
+    stop();
+    clearTimeout(deadline);
+    budget.signal?.removeEventListener("abort", stop);
+  }
   if (budget.signal?.aborted) throw new FreshfsError("ABORTED", "The search was aborted.");
   return collected;
 }

@@ -5,13 +5,20 @@
  * the main thread could do to a running `RegExp.exec`. Depends on `engine`.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { parentPort, receiveMessageOnPort } from "node:worker_threads";
+import {
+  type MessagePort,
+  parentPort,
+  receiveMessageOnPort,
+  workerData,
+} from "node:worker_threads";
 import { type EngineSettings, type FileOutcome, type SearchMode, searchBuffer } from "./engine.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
 
-/** Once per search: what to search for, and in which files. */
-export interface WorkerSetup {
-  readonly type: "setup";
+/**
+ * What a search looks for, and where: sent with the first range of the search a worker serves
+ * (a pooled worker serves ranges of many searches in turn, and keeps the last one's settings).
+ */
+export interface WorkerSettings {
   /** The directory the files are relative to (canonical). */
   readonly root: string;
   /**
@@ -21,11 +28,6 @@ export interface WorkerSetup {
   readonly named: string | undefined;
   /** The named file may be a link (it was one when the search began). Listed files never are. */
   readonly follow: boolean;
-  /**
-   * The files, relative to `root`, joined by NUL (which no path contains): one string crosses
-   * to the worker as one copy, where an array of 100k strings costs the caller ~8 ms to clone.
-   */
-  readonly files: string;
   readonly source: string;
   readonly flags: string;
   readonly literal: string | undefined;
@@ -37,20 +39,24 @@ export interface WorkerSetup {
   readonly maxCount: number;
   readonly mode: SearchMode;
   readonly maxFileSize: number;
-  /**
-   * [0]: index of the file being searched, written before each file (-1 before the first);
-   * [1]: its open descriptor while it is searched, else -1.
-   */
-  readonly current: SharedArrayBuffer;
 }
 
-/** A range of the files to search. */
+/** A range of a search's files. */
 export interface WorkerRange {
   readonly type: "range";
   /** Tags this range's batches: a batch posted just before a stop must not be taken for another's. */
   readonly id: number;
+  /** The search the range belongs to. */
+  readonly search: number;
+  /** The search's settings, sent only when the worker does not hold them already. */
+  readonly settings: WorkerSettings | undefined;
+  /** Index of the range's first file in the search's file list. */
   readonly start: number;
-  readonly end: number;
+  /**
+   * The range's files, relative to `root`, joined by NUL (which no path contains): one string
+   * crosses to the worker as one copy, where an array of strings is cloned string by string.
+   */
+  readonly files: string;
   /** Files to pass over (a regex timed out on them in an earlier worker). */
   readonly skip: readonly number[];
 }
@@ -62,7 +68,7 @@ export type WorkerOutcome =
   /** The regex itself failed on the file (a stack overflow on a deeply nested match). */
   | { readonly kind: "failed"; readonly message: string };
 
-/** The worker's answer to "stop": it is idle again, ready for another search. */
+/** The worker's answer to "stop": it is idle again, ready for another range. */
 export const STOPPED = "stopped";
 
 export interface WorkerBatch {
@@ -131,31 +137,31 @@ function read(fd: number, maxFileSize: number): Buffer | WorkerOutcome {
 }
 
 /** Searches one file: opened, read, searched, and checked to be inside the root if it matched. */
-function searchFile(
-  path: string,
-  setup: WorkerSetup,
-  settings: EngineSettings,
-  current: Int32Array,
-): WorkerOutcome {
+function searchFile(path: string, serving: Prepared, current: Int32Array): WorkerOutcome {
+  const { settings } = serving;
   let fd: number;
   try {
     // A listed file was a file when the walk passed: a link there now is not followed. And a
     // FIFO swapped in must not block the open (for files the flag changes nothing).
     const flags = constants.O_RDONLY | constants.O_NONBLOCK;
-    fd = openSync(path, setup.follow ? flags : flags | constants.O_NOFOLLOW);
+    fd = openSync(path, settings.follow ? flags : flags | constants.O_NOFOLLOW);
   } catch (error) {
     return failed(error);
   }
   Atomics.store(current, 1, fd);
   try {
-    const file = read(fd, setup.maxFileSize);
+    const file = read(fd, settings.maxFileSize);
     let outcome: WorkerOutcome;
     try {
-      outcome = Buffer.isBuffer(file) ? searchBuffer(file, settings) : file;
+      outcome = Buffer.isBuffer(file) ? searchBuffer(file, serving.engine) : file;
     } catch (error) {
       outcome = { kind: "failed", message: error instanceof Error ? error.message : String(error) };
     }
-    if (PROC_FD !== undefined && outcome.kind !== "none" && !opensInside(fd, prefix, setup.named)) {
+    if (
+      PROC_FD !== undefined &&
+      outcome.kind !== "none" &&
+      !opensInside(fd, serving.prefix, settings.named)
+    ) {
       return { kind: "none" };
     }
     return outcome;
@@ -167,38 +173,49 @@ function searchFile(
   }
 }
 
-let setup: WorkerSetup | undefined;
-let files: string[] = [];
-let settings: EngineSettings | undefined;
-/** The root with a trailing slash: every file searched is under it. */
-let prefix = "/";
+/** The settings of the last search this worker served, compiled. */
+interface Prepared {
+  readonly search: number;
+  readonly settings: WorkerSettings;
+  readonly engine: EngineSettings;
+  /** The root with a trailing slash: every file searched is under it. */
+  readonly prefix: string;
+}
 
-function prepare(message: WorkerSetup): void {
-  setup = message;
-  prefix = rootPrefix(message.root);
-  files = message.files.split("\0").map((file) => prefix + file);
-  settings = {
-    regex: new RegExp(message.source, message.flags),
-    literal:
-      message.literal === undefined
-        ? undefined
-        : message.ignoreCase
-          ? message.literal
-          : Buffer.from(message.literal, "utf8"),
-    exact: message.exact,
-    multiline: message.multiline,
-    wholeText: !/\(\?<?[=!]/.test(message.source),
-    before: message.before,
-    after: message.after,
-    maxCount: message.maxCount,
-    mode: message.mode,
+let prepared: Prepared | undefined;
+
+function prepare(search: number, settings: WorkerSettings): Prepared {
+  return {
+    search,
+    settings,
+    prefix: rootPrefix(settings.root),
+    engine: {
+      regex: new RegExp(settings.source, settings.flags),
+      literal:
+        settings.literal === undefined
+          ? undefined
+          : settings.ignoreCase
+            ? settings.literal
+            : Buffer.from(settings.literal, "utf8"),
+      exact: settings.exact,
+      multiline: settings.multiline,
+      wholeText: !/\(\?<?[=!]/.test(settings.source),
+      before: settings.before,
+      after: settings.after,
+      maxCount: settings.maxCount,
+      mode: settings.mode,
+    },
   };
 }
 
-function search(range: WorkerRange): void {
-  const port = parentPort;
-  if (!port || !setup || !settings) return;
-  const current = new Int32Array(setup.current);
+function search(range: WorkerRange, port: MessagePort, current: Int32Array): void {
+  if (range.settings) prepared = prepare(range.search, range.settings);
+  const serving = prepared;
+  // The parent tracks which settings each worker holds; a range of another search would be
+  // searched with the wrong pattern, so it fails loudly instead.
+  if (serving?.search !== range.search) throw new Error("A grep range came without its settings.");
+  const files = range.files.split("\0");
+  const end = range.start + files.length;
   const skip = new Set(range.skip);
   let results: [number, WorkerOutcome][] = [];
   let flushed = performance.now();
@@ -208,41 +225,46 @@ function search(range: WorkerRange): void {
     results = [];
     flushed = performance.now();
   };
-  for (let i = range.start; i < range.end; i++) {
+  for (let i = range.start; i < end; i++) {
     if (results.length >= FLUSH_RESULTS || performance.now() - flushed >= FLUSH_MS) {
       flush(i, false);
       // The caller has enough (or gave up): stop between files.
       if (receiveMessageOnPort(port)?.message === "stop") {
+        Atomics.store(current, 0, -1);
         port.postMessage(STOPPED);
         return;
       }
     }
     if (skip.has(i)) continue;
     Atomics.store(current, 0, i);
-    const outcome = searchFile(files[i] as string, setup, settings, current);
+    const outcome = searchFile(serving.prefix + files[i - range.start], serving, current);
     if (outcome.kind !== "none") results.push([i, outcome]);
   }
-  flush(range.end, true);
+  Atomics.store(current, 0, -1);
+  flush(end, true);
 }
 
-/** The worker goes back to the pool: it lets go of the search's files and its grown buffer. */
+/** The worker goes idle in the pool: it lets go of the last search's settings and grown buffer. */
 function release(): void {
-  setup = undefined;
-  settings = undefined;
-  files = [];
+  prepared = undefined;
   if (scratch.length > FIRST_READ) scratch = Buffer.allocUnsafe(FIRST_READ);
 }
 
-parentPort?.on("message", (message: WorkerSetup | WorkerRange | "stop" | "release") => {
-  if (message === "release") {
-    release();
-    return;
-  }
-  // A stop that arrives after the range ended: the worker is idle already.
-  if (message === "stop") {
-    parentPort?.postMessage(STOPPED);
-    return;
-  }
-  if (message.type === "setup") prepare(message);
-  else search(message);
-});
+// The caller's thread imports this module too (for STOPPED): only a grep worker, started with
+// its shared buffer as `workerData`, listens.
+if (parentPort && workerData instanceof SharedArrayBuffer) {
+  const port = parentPort;
+  /**
+   * Shared with the parent's watchdogs: [0] index of the file being searched, written before
+   * each file, -1 once the range is over (set before the answer is posted, so that it never
+   * overwrites the next range's first index); [1] its open descriptor while it is searched,
+   * else -1.
+   */
+  const current = new Int32Array(workerData);
+  port.on("message", (message: WorkerRange | "stop" | "release") => {
+    if (message === "release") release();
+    // A stop that arrives after the range ended: the worker is idle already.
+    else if (message === "stop") port.postMessage(STOPPED);
+    else search(message, port, current);
+  });
+}
