@@ -41,6 +41,8 @@ export {
   formatGrepLines,
 } from "./search/grep/format.js";
 export {
+  GREP_MAX_FILE_BYTES,
+  GREP_SEARCH_TIMEOUT_MS,
   type GrepLine,
   type GrepOptions,
   type GrepOutputMode,

@@ -7,7 +7,7 @@
  * which is one line on stderr naming the input that was wrong.
  */
 import { parseArgs } from "node:util";
-import { FreshfsError } from "../index.js";
+import { FreshfsError, GREP_MAX_FILE_BYTES, GREP_SEARCH_TIMEOUT_MS } from "../index.js";
 import { packageVersion } from "../version.js";
 import {
   badInput,
@@ -82,14 +82,13 @@ Options (ripgrep's):
   -M N            cut lines longer than N characters
   --max-filesize NUM[K|M|G]
                   skip files larger than NUM bytes (K, M, G: times 1024, 1024^2, 1024^3),
-                  naming each on stderr; default: the library's grep bound. rg has no
-                  bound because it reads a file lazily; freshfs reads each file whole into
-                  memory, so this bound is what keeps its memory bounded
+                  naming each on stderr; default ${GREP_MAX_FILE_BYTES / 1024 / 1024}M. rg has no bound because it
+                  reads a file lazily; freshfs reads each file whole into memory, so this
+                  bound is what keeps its memory bounded
 
 freshfs's own:
-  --timeout MS    stop searching after MS milliseconds (default: the library's grep
-                  timeout); a search stopped there prints what it found, says so on stderr
-                  and exits 2
+  --timeout MS    stop searching after MS milliseconds (default ${GREP_SEARCH_TIMEOUT_MS}); a search
+                  stopped there prints what it found, says so on stderr and exits 2
 
 ${COMMON_HELP}
 `,

@@ -67,13 +67,13 @@ export interface GrepOptions {
   headLimit?: number | undefined;
   /** Records to skip first. @default 0 */
   offset?: number | undefined;
-  /** Larger files are skipped, and named in the result. @default 16 MiB */
+  /** Larger files are skipped, and named in the result. @default GREP_MAX_FILE_BYTES (16 MiB) */
   maxFileSize?: number | undefined;
   /** Longer lines are cut, with a marker saying how much. @default 500 */
   maxColumns?: number | undefined;
   /** A file on which the regex runs longer is abandoned and reported. @default 5000 */
   fileTimeoutMs?: number | undefined;
-  /** The search stops here and returns what it has, flagged partial. @default 60000 */
+  /** The search stops here and returns what it has, flagged partial. @default GREP_SEARCH_TIMEOUT_MS (60000) */
   timeoutMs?: number | undefined;
   /** Called now and then while a long walk (or grep's reading of files) goes on. */
   onProgress?: ((progress: SearchProgress) => void) | undefined;
@@ -121,11 +121,19 @@ export interface GrepResult {
 // Often enough for a progress line to move, rarely enough to cost nothing.
 const PROGRESS_EVERY_MS = 100;
 
+/**
+ * grep's default `maxFileSize`: a file is read whole into memory to be searched (rg reads bit by
+ * bit and needs no bound), so this is what keeps a search of a 2 GiB log from taking 2 GiB.
+ */
+export const GREP_MAX_FILE_BYTES = 16 * 1024 * 1024;
+/** grep's default `timeoutMs`: past it the search returns what it has, flagged partial. */
+export const GREP_SEARCH_TIMEOUT_MS = 60_000;
+
 const DEFAULTS = {
-  maxFileSize: 16 * 1024 * 1024,
+  maxFileSize: GREP_MAX_FILE_BYTES,
   maxColumns: 500,
   fileTimeoutMs: 5000,
-  timeoutMs: 60_000,
+  timeoutMs: GREP_SEARCH_TIMEOUT_MS,
 };
 
 function invalid(message: string): FreshfsError {
