@@ -11,6 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { MAX_RESULT_BYTES } from "../src/index.js";
+import { flood } from "../stress/mcp-flood.js";
 import { tempTree } from "./helpers/fs.js";
 
 const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
@@ -123,6 +124,16 @@ describe("cancellation", () => {
       arguments: { pattern: "*.txt" },
     })) as CallToolResult;
     expect(textOf(next).split("\n")).toHaveLength(8);
+  });
+});
+
+describe("a flood of pipelined calls", () => {
+  it("300 greps sent at once are all answered, as each alone, on the pool's threads", async () => {
+    const report = await flood({ calls: 300, files: 52 });
+    expect(report).toMatchObject({ answered: 300, wrong: 0, errors: 0 });
+    // The pool's ceiling is 8 threads whatever the machine; one worker per call would be 300.
+    expect(report.threadsPeak - report.threadsBefore).toBeLessThanOrEqual(8);
+    expect(report.rssPeakMiB).toBeLessThan(300);
   });
 });
 
