@@ -5,7 +5,14 @@
  * taken over. Second processes are real: children running the built library (`npm run build`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
@@ -255,6 +262,22 @@ describe("the lock file", () => {
     utimesSync(lock, old, old);
     await withPathLock(file, () => {}, { waitMs: 100 });
     expect(existsSync(lock)).toBe(false);
+  });
+
+  it("in the shape of something else (a directory) is waited for, not spun on, then taken over by age", async () => {
+    const dir = await tempTree({ "a.txt": "one\n" });
+    const file = join(dir, "a.txt");
+    const lock = lockFileOf(dir, "a.txt");
+    mkdirSync(lock);
+    const message = await rejectsWith(
+      withPathLock(file, () => {}, { waitMs: 100 }),
+      "LOCKED",
+    );
+    expect(message).toContain("names no holder");
+    const old = (Date.now() - LOCK_STALE_MS - 1000) / 1000;
+    utimesSync(lock, old, old);
+    await withPathLock(file, () => {}, { waitMs: 100 });
+    expect(readdirSync(dir)).toEqual(["a.txt"]);
   });
 
   it("stops waiting when the caller aborts", async () => {

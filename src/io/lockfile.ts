@@ -15,6 +15,7 @@
  */
 import { randomBytes } from "node:crypto";
 import {
+  type BigIntStats,
   closeSync,
   constants,
   fstatSync,
@@ -25,6 +26,7 @@ import {
   readFileSync,
   readlinkSync,
   renameSync,
+  rmdirSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
@@ -181,25 +183,33 @@ interface Seen {
   readonly holder: LockHolder | undefined;
 }
 
+/** The lock file as it is now; undefined when it is gone (released meanwhile). */
 function inspect(path: string): Seen | undefined {
-  let fd: number;
+  let stats: BigIntStats | undefined;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
   } catch {
-    return undefined; // released meanwhile (or not a file of ours: then the create tells)
+    stats = undefined;
   }
-  try {
-    const stats = fstatSync(fd, { bigint: true });
-    return {
-      ino: stats.ino,
-      mtimeMs: Number(stats.mtimeMs),
-      holder: parseHolder(readFileSync(fd, "utf8")),
-    };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
+  if (!stats) return undefined;
+  let holder: LockHolder | undefined;
+  // Not a file of ours (a directory, a link), or one this user may not read: no holder to
+  // check, so only its age can tell. Either way it is waited for, never spun on.
+  if (stats.isFile()) {
+    try {
+      const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      try {
+        if (fstatSync(fd, { bigint: true }).ino === stats.ino) {
+          holder = parseHolder(readFileSync(fd, "utf8"));
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      holder = undefined;
+    }
   }
+  return { ino: stats.ino, mtimeMs: Number(stats.mtimeMs), holder };
 }
 
 function parseHolder(text: string): LockHolder | undefined {
@@ -276,7 +286,11 @@ function breakLock(held: HeldDirectory, name: string, seen: Seen): void {
   try {
     unlinkSync(aside);
   } catch {
-    // Gone already.
+    try {
+      rmdirSync(aside); // an empty directory someone made in the lock's place
+    } catch {
+      // Gone already, or not ours to remove: it stays aside, hidden as a temp file is.
+    }
   }
 }
 
