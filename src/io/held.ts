@@ -39,6 +39,13 @@ export class HeldDirectory {
       viaProc = false;
       opened = realpathSync.native(dir);
     }
+    if (opened === `${dir} (deleted)`) {
+      // Removed between the open and the look: the kernel's name for a directory now gone.
+      closeSync(fd);
+      throw new FreshfsError("NOT_FOUND", `Cannot change ${shown}: its directory was removed.`, {
+        path: dir,
+      });
+    }
     if (opened !== dir) {
       closeSync(fd);
       throw new FreshfsError(
