@@ -10,6 +10,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  unlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -413,6 +414,27 @@ describe("the re-check just before the change, against writers outside freshfs",
       expect(message).toMatch(/while it was being replaced/);
       expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("changed by an editor\n");
       expect(readFileSync(join(dir, "b.txt"), "utf8")).toBe("bee\n");
+    });
+  }
+
+  for (const policy of ["strict", "warn"] as const) {
+    it(`${policy}: rename with overwrite onto a file read and since deleted is judged as a write would be`, async () => {
+      const dir = await tempTree({ "a.txt": "one\n", "b.txt": "bee\n" });
+      const workspace = new Workspace({ roots: dir, policy });
+      await workspace.read({ file_path: "a.txt" });
+      unlinkSync(join(dir, "a.txt"));
+      const rename = workspace.rename({ from: "b.txt", to: "a.txt", overwrite: true });
+      if (policy === "strict") {
+        expect(await rejectsWith(rename, "STALE")).toMatch(/deleted/);
+        expect(readdirSync(dir)).toEqual(["b.txt"]);
+      } else {
+        expect((await rename).warnings.join(" ")).toMatch(/deleted/);
+        expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("bee\n");
+      }
+      // Never read and not there: nothing to judge.
+      await workspace.write({ file_path: "c.txt", content: "sea\n" });
+      await workspace.rename({ from: "c.txt", to: "d.txt", overwrite: true });
+      expect(readFileSync(join(dir, "d.txt"), "utf8")).toBe("sea\n");
     });
   }
 

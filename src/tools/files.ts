@@ -190,6 +190,10 @@ export async function renameTool(
         warnings.push(...(await checkGuard(context, to)));
         assertSnapshotRead(context, to.lexical, existing, toShown);
       }
+    } else if (overwrite) {
+      // Replacing a file read and since deleted is a write over a change the model has not
+      // seen, as `write` would refuse it (a file never read that is not there passes).
+      warnings.push(...(await checkGuard(context, to)));
     }
     const knownFresh = source.bytes !== undefined && (await isRead(context, from, source.bytes));
     await makeParents(to.entry, toShown);
