@@ -6,7 +6,16 @@ import { parseArgs } from "node:util";
 import { machine } from "../bench/lib/measure.js";
 
 /** Each suite is `stress/<name>.ts`, exporting `run(): Promise<string>`. */
-const SUITES = ["lost-updates", "crash", "escapes", "hostile", "ignore-fuzz", "load"];
+const SUITES = [
+  "lost-updates",
+  "lost-updates-processes",
+  "crash",
+  "escapes",
+  "hostile",
+  "ignore-fuzz",
+  "load",
+  "mcp-flood",
+];
 
 const { positionals } = parseArgs({ allowPositionals: true });
 const unknown = positionals.filter((name) => !SUITES.includes(name));
