@@ -91,7 +91,7 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
       freshfs: () => withPathLock(mine, () => undefined),
       // Synchronous, as the lock's own calls are: a round trip through libuv's pool each would
       // cost more than the calls themselves.
-      floor: () => {
+      floor: async () => {
         closeSync(openSync(join(dir, ".bare.lock"), "wx"));
         unlinkSync(join(dir, ".bare.lock"));
       },

@@ -16,6 +16,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Workspace } from "../src/index.js";
 import { contentOf, DEFAULT_LINES } from "../test/fixtures/reliability/crash-content.mjs";
+import { seededRandom } from "../test/fixtures/reliability/random.mjs";
 
 const CHILD = fileURLToPath(
   new URL("../test/fixtures/reliability/crash-writer.mjs", import.meta.url),
@@ -68,18 +69,6 @@ export interface CrashReport {
   readonly listingFailures: number;
   readonly violations: readonly string[];
   readonly elapsedMs: number;
-}
-
-/** mulberry32: a small seeded generator, so a run's schedule can be repeated. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface ChildRun {
@@ -172,7 +161,7 @@ async function listingProblems(workspace: Workspace, run: number): Promise<strin
 
 export async function crashes(options: CrashOptions): Promise<CrashReport> {
   const started = performance.now();
-  const rand = random(options.seed);
+  const rand = seededRandom(options.seed);
   const { dir } = options;
   const lines = options.lines ?? DEFAULT_LINES;
   const file = join(dir, NAME);

@@ -22,6 +22,7 @@ import { mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, sep } from "node:path";
 import { FreshfsError, Workspace } from "../src/index.js";
+import { seededRandom } from "../test/fixtures/reliability/random.mjs";
 
 /** Every file outside the root holds this: a read that shows it has escaped. */
 export const SECRET = "OUTSIDE-SECRET";
@@ -462,18 +463,6 @@ async function runTable(parent: string): Promise<{ lines: string[]; escapes: str
   };
 }
 
-/** A small deterministic generator (mulberry32), so a run can be repeated from its seed. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SEGMENTS = [
   "..",
   "..",
@@ -504,7 +493,7 @@ async function runFuzz(
   attempts: number,
   seed: number,
 ): Promise<{ lines: string[]; escapes: string[] }> {
-  const random = generator(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const tally: Tally = {};
   const escapes: string[] = [];

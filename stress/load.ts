@@ -35,6 +35,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { seededRandom } from "../test/fixtures/reliability/random.mjs";
 
 const BIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 
@@ -45,18 +46,6 @@ const SHARED_FILES = 1000;
 const OWN_FILES = 8;
 const TOOLS = ["read", "edit", "write", "rename", "glob", "grep", "find"] as const;
 type ToolName = (typeof TOOLS)[number];
-
-/** mulberry32: a small seeded generator, so every run makes the same choices. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface ToolStats {
   ok: number;
@@ -163,7 +152,7 @@ async function logicalClient(
 ): Promise<void> {
   const client = `c${String(index).padStart(2, "0")}`;
   const dir = `clients/${client}`;
-  const next = random(1000 + index);
+  const next = seededRandom(1000 + index);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   let keys = owned.length;
   let generation = 0;

@@ -35,6 +35,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { FreshfsError, type GuardPolicy, Workspace } from "../src/index.js";
+import { seededRandom } from "../test/fixtures/reliability/random.mjs";
 
 const WRITER = fileURLToPath(
   new URL("../test/fixtures/reliability/external-writer.py", import.meta.url),
@@ -131,18 +132,6 @@ function sha(bytes: Uint8Array | string): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-/** mulberry32: a small seeded generator, so a run's schedule can be repeated. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 function slotId(k: number): string {
@@ -234,7 +223,7 @@ async function startExternalWriter(
 
 export async function lostUpdates(options: LostUpdateOptions): Promise<LostUpdateReport> {
   const started = performance.now();
-  const rand = random(options.seed);
+  const rand = seededRandom(options.seed);
   const file = join(options.dir, NAME);
   const initial = Buffer.from(initialContent(options.sequences));
   await writeFile(file, initial);
