@@ -74,6 +74,25 @@ function lockFileOf(dir: string, name: string): string {
   return join(dir, `.${name}.freshfs-lock`);
 }
 
+/**
+ * With `lock` put in a.txt's lock file's place, a writer is refused with LOCKED while it is
+ * fresh, and takes it over once it is older than LOCK_STALE_MS; returns the LOCKED message.
+ */
+async function refusedUntilOld(dir: string, put: (lock: string) => void): Promise<string> {
+  const file = join(dir, "a.txt");
+  const lock = lockFileOf(dir, "a.txt");
+  put(lock);
+  const message = await rejectsWith(
+    withPathLock(file, () => {}, { waitMs: 100 }),
+    "LOCKED",
+  );
+  const old = (Date.now() - LOCK_STALE_MS - 1000) / 1000;
+  utimesSync(lock, old, old);
+  expect(await withPathLock(file, () => "ran", { waitMs: 100 })).toBe("ran");
+  expect(readdirSync(dir)).toEqual(["a.txt"]);
+  return message;
+}
+
 describe("the lock file", () => {
   it("is created beside the file while a mutation holds it, names its holder, and is removed after", async () => {
     const dir = await tempTree({ "a.txt": "one\n" });
@@ -139,15 +158,7 @@ describe("the lock file", () => {
     await held.exited;
     expect(existsSync(lockFileOf(dir, "a.txt"))).toBe(true);
     // Far less than LOCK_STALE_MS: the pid is gone, so age does not matter.
-    let ran = false;
-    await withPathLock(
-      file,
-      () => {
-        ran = true;
-      },
-      { waitMs: 2000 },
-    );
-    expect(ran).toBe(true);
+    expect(await withPathLock(file, () => "ran", { waitMs: 2000 })).toBe("ran");
     const workspace = new Workspace({ roots: dir });
     await workspace.read({ file_path: file });
     await workspace.edit({ file_path: file, old_string: "one", new_string: "two" });
@@ -189,8 +200,6 @@ describe("the lock file", () => {
 
   it("from a holder it cannot check (another machine or pid namespace), only once older than LOCK_STALE_MS", async () => {
     const dir = await tempTree({ "a.txt": "one\n" });
-    const file = join(dir, "a.txt");
-    const lock = lockFileOf(dir, "a.txt");
     const foreign = {
       pid: 1,
       host: "elsewhere",
@@ -200,24 +209,10 @@ describe("the lock file", () => {
       operation: "write",
       since: Date.now(),
     };
-    writeFileSync(lock, JSON.stringify(foreign));
-    const message = await rejectsWith(
-      withPathLock(file, () => {}, { waitMs: 100 }),
-      "LOCKED",
+    const message = await refusedUntilOld(dir, (lock) =>
+      writeFileSync(lock, JSON.stringify(foreign)),
     );
     expect(message).toContain("freshfs process 1 on elsewhere, write");
-    const old = (Date.now() - LOCK_STALE_MS - 1000) / 1000;
-    utimesSync(lock, old, old);
-    let ran = false;
-    await withPathLock(
-      file,
-      () => {
-        ran = true;
-      },
-      { waitMs: 100 },
-    );
-    expect(ran).toBe(true);
-    expect(existsSync(lock)).toBe(false);
   });
 
   it("whose pid now belongs to another process (a reused pid) is taken over", async () => {
@@ -235,15 +230,7 @@ describe("the lock file", () => {
         lockFileOf(dir, "a.txt"),
         JSON.stringify({ ...mine, pid: other.pid, start: "1" }),
       );
-      let ran = false;
-      await withPathLock(
-        file,
-        () => {
-          ran = true;
-        },
-        { waitMs: 100 },
-      );
-      expect(ran).toBe(true);
+      expect(await withPathLock(file, () => "ran", { waitMs: 100 })).toBe("ran");
     } finally {
       other.kill("SIGKILL");
     }
@@ -251,34 +238,14 @@ describe("the lock file", () => {
 
   it("that names no holder (killed between its create and its write) is judged by its age", async () => {
     const dir = await tempTree({ "a.txt": "one\n" });
-    const file = join(dir, "a.txt");
-    const lock = lockFileOf(dir, "a.txt");
-    writeFileSync(lock, "");
-    const message = await rejectsWith(
-      withPathLock(file, () => {}, { waitMs: 100 }),
-      "LOCKED",
-    );
+    const message = await refusedUntilOld(dir, (lock) => writeFileSync(lock, ""));
     expect(message).toContain("names no holder");
-    const old = (Date.now() - LOCK_STALE_MS - 1000) / 1000;
-    utimesSync(lock, old, old);
-    await withPathLock(file, () => {}, { waitMs: 100 });
-    expect(existsSync(lock)).toBe(false);
   });
 
   it("in the shape of something else (a directory) is waited for, not spun on, then taken over by age", async () => {
     const dir = await tempTree({ "a.txt": "one\n" });
-    const file = join(dir, "a.txt");
-    const lock = lockFileOf(dir, "a.txt");
-    mkdirSync(lock);
-    const message = await rejectsWith(
-      withPathLock(file, () => {}, { waitMs: 100 }),
-      "LOCKED",
-    );
+    const message = await refusedUntilOld(dir, (lock) => mkdirSync(lock));
     expect(message).toContain("names no holder");
-    const old = (Date.now() - LOCK_STALE_MS - 1000) / 1000;
-    utimesSync(lock, old, old);
-    await withPathLock(file, () => {}, { waitMs: 100 });
-    expect(readdirSync(dir)).toEqual(["a.txt"]);
   });
 
   it("stops waiting when the caller aborts", async () => {
