@@ -13,7 +13,6 @@
  * npm's `proper-lockfile` detects death only by age (a lock untouched for 10 s is stale), so a
  * killed holder would stall every writer of the file for 10 s: written by hand for the pid test.
  */
-import { randomBytes } from "node:crypto";
 import {
   type BigIntStats,
   closeSync,
@@ -336,7 +335,6 @@ export async function acquireFileLock(
     start: me.start,
     operation: options.operation ?? "",
     since: started,
-    nonce: randomBytes(8).toString("hex"),
   });
   let delay = 1;
   try {
