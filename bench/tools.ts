@@ -85,7 +85,8 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
     { runs, iterations },
   );
   // The lock alone, as every mutation takes it: this process's queue, then the lock file that
-  // other freshfs processes honour (open O_EXCL, write its holder, unlink).
+  // other freshfs processes honour (its holder's record written, linked to the lock's name,
+  // both names removed).
   const lock = await sample(
     {
       freshfs: () => withPathLock(mine, () => undefined),
@@ -121,7 +122,7 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
     "| the lock alone | time per operation | ÷ bare lock file |",
     "|---|---|---|",
     row(
-      "`withPathLock` (process queue, lock file: create, holder written, removed)",
+      "`withPathLock` (process queue, lock file: record written, linked, removed)",
       lock.freshfs,
       lock.floor,
     ),
@@ -159,7 +160,7 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
   };
   const reading = [
     `An edit costs ${formatTiming(edit.freshfs).split(" (")[0]}, ${times(edit.freshfs.median / edit.floor.median)} the bare safe write. The difference is round trips through libuv's thread pool and the checks that make it safe: the guard hashes the file before the write, again just before the rename, and once more to record the new bytes; the directory is held open by descriptor, and the file's bytes are compared with the edit's own right before a synchronous rename (the reliability runs found another process's write landing in the gap an async check left; see RELIABILITY.md). Next to a model's turn of seconds, that is the price of an edit that cannot overwrite what it has not seen.`,
-    `Of that, the lock other freshfs processes honour costs ${formatTiming(lock.freshfs).split(" (")[0]} (${((100 * lock.freshfs.median) / edit.freshfs.median).toFixed(0)}% of an edit): the directory held open and checked, the lock file created exclusively with its holder written in, a refresh timer armed, and the file removed after, ${times(lock.freshfs.median / lock.floor.median)} a bare create and unlink.`,
+    `Of that, the lock other freshfs processes honour costs ${formatTiming(lock.freshfs).split(" (")[0]} (${((100 * lock.freshfs.median) / edit.freshfs.median).toFixed(0)}% of an edit): the directory held open and checked, the holder's record written and linked to the lock's name, a refresh timer armed, and both names removed after, ${times(lock.freshfs.median / lock.floor.median)} a bare create and unlink.`,
     `A read costs ${times(read.freshfs.median / read.naive.median)} \`readFile\`: it numbers the lines and records the read (a \`stat\` and a SHA-256 of the bytes) so that the next edit can be checked.`,
   ];
   return {

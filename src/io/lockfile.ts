@@ -1,14 +1,16 @@
 /**
  * Locks that other freshfs processes honour (contract 5.1), in the manner of git's lockfile: a
- * file beside the target, `.<name>.freshfs-lock`, created with `O_CREAT|O_EXCL`, so exactly one
- * process has it; removed when the change is done. Depends on `io/held`, `io/names`, `errors`.
+ * file beside the target, `.<name>.freshfs-lock`, made so that exactly one process has it (its
+ * holder's record is written to a temp file, then hard-linked to the lock's name, which fails
+ * if the name exists; `O_CREAT|O_EXCL` where there are no hard links); removed when the change
+ * is done. Depends on `io/held`, `io/names`, `errors`.
  *
  * git writes the new content into the lock file itself and renames it into place. Here the lock
  * holds its holder's identity instead (pid, boot and pid-namespace ids, start time), for as long
  * as it is held, and the content goes to a temp file of its own: a waiter can then tell within
  * milliseconds that a holder died (SIGKILL, a crash, an OOM kill) and take the lock over, where a
- * lock that holds content says nothing of who holds it. That costs one create, write and unlink
- * per mutation (measured in BENCHMARKS.md).
+ * lock that holds content says nothing of who holds it. That costs a create, a write, a link and
+ * two unlinks per mutation (measured in BENCHMARKS.md).
  *
  * npm's `proper-lockfile` detects death only by age (a lock untouched for 10 s is stale), so a
  * killed holder would stall every writer of the file for 10 s: written by hand for the pid test.
@@ -336,63 +338,120 @@ export async function acquireFileLock(
     operation: options.operation ?? "",
     since: started,
   });
+  let staged: Staged;
+  try {
+    staged = stage(held, basename(path), record);
+  } catch (error) {
+    held.close();
+    const errno = errnoOf(error);
+    if (errno === "EACCES" || errno === "EPERM" || errno === "EROFS") return undefined;
+    throw fromFsError(error, "lock", shown);
+  }
   let delay = 1;
   try {
     for (;;) {
       if (options.signal?.aborted) throw aborted();
-      let fd: number;
-      try {
-        fd = openSync(
-          held.entry(name),
-          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-          0o644,
-        );
-      } catch (error) {
-        const errno = errnoOf(error);
-        if (errno === "EACCES" || errno === "EPERM" || errno === "EROFS") {
-          held.close();
-          return undefined;
-        }
-        if (errno !== "EEXIST") throw fromFsError(error, "lock", shown);
-        const now = Date.now();
-        const seen = inspect(held.entry(name));
-        if (!seen) continue;
-        if (isAbandoned(seen, now)) {
-          breakLock(held, name, seen);
-          continue;
-        }
-        if (now - started >= waitMs) {
-          throw new FreshfsError(
-            "LOCKED",
-            `${shown} is being changed by ${holderText(seen.holder, now)}; waited ${(waitMs / 1000).toFixed(1)} s for it. Retry in a moment. If no freshfs process runs there any more, remove ${join(dirname(path), name)}.`,
-            { path },
-          );
-        }
-        try {
-          await sleep(Math.min(delay, waitMs - (now - started)), undefined, {
-            signal: options.signal,
-          });
-        } catch {
-          throw aborted();
-        }
-        delay = Math.min(delay * 2, MAX_POLL_MS);
+      if (place(held, name, staged)) {
+        const lock = new FileLock(held, name, staged.fd);
+        staged.placed = true;
+        return lock;
+      }
+      const now = Date.now();
+      const seen = inspect(held.entry(name));
+      if (!seen) continue;
+      if (isAbandoned(seen, now)) {
+        breakLock(held, name, seen);
         continue;
       }
-      try {
-        writeSync(fd, record);
-      } catch (error) {
-        closeSync(fd);
-        try {
-          unlinkSync(held.entry(name));
-        } catch {
-          // Not ours to leave behind; gone already.
-        }
-        throw fromFsError(error, "lock", shown);
+      if (now - started >= waitMs) {
+        throw new FreshfsError(
+          "LOCKED",
+          `${shown} is being changed by ${holderText(seen.holder, now)}; waited ${(waitMs / 1000).toFixed(1)} s for it. Retry in a moment. If no freshfs process runs there any more, remove ${join(dirname(path), name)}.`,
+          { path },
+        );
       }
-      return new FileLock(held, name, fd);
+      try {
+        await sleep(Math.min(delay, waitMs - (now - started)), undefined, {
+          signal: options.signal,
+        });
+      } catch {
+        throw aborted();
+      }
+      delay = Math.min(delay * 2, MAX_POLL_MS);
     }
+  } finally {
+    // Through the held directory, so before it is let go (the lock, once placed, keeps it).
+    unstage(staged);
+    if (!staged.placed) held.close();
+  }
+}
+
+/**
+ * The holder's record, written out before the lock is tried: a lock file then appears with its
+ * record whole (`link`), so a holder killed at any moment leaves either no lock or one that
+ * names it, which the next writer can judge by its pid at once. (Created empty and written
+ * after, a lock whose holder was killed in between named nobody, and blocked writers for
+ * LOCK_STALE_MS: the crash tests' random kills found it.)
+ */
+interface Staged {
+  /** A temp file of the target's (removed by the next write of it if a kill leaves it). */
+  readonly temp: string;
+  /** The staged file's descriptor, or the lock's once it is placed without `link`. */
+  fd: number;
+  readonly record: string;
+  /** The descriptor now belongs to the lock. */
+  placed: boolean;
+}
+
+function stage(held: HeldDirectory, target: string, record: string): Staged {
+  const temp = held.entry(tempNameFor(target));
+  const fd = openSync(temp, CREATE, 0o644);
+  try {
+    writeSync(fd, record);
   } catch (error) {
-    held.close();
+    closeSync(fd);
+    unlinkSync(temp);
     throw error;
   }
+  return { temp, fd, record, placed: false };
+}
+
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/**
+ * Makes the staged record the lock, if there is none: `link` fails when the name exists,
+ * atomically. Where hard links are not supported, the lock is created and written in two steps
+ * (a holder killed between them is then judged by age, as one that names no holder).
+ */
+function place(held: HeldDirectory, name: string, staged: Staged): boolean {
+  try {
+    linkSync(staged.temp, held.entry(name));
+    return true;
+  } catch (error) {
+    const errno = errnoOf(error);
+    if (errno === "EEXIST") return false;
+    if (errno !== "EPERM" && errno !== "ENOTSUP" && errno !== "EOPNOTSUPP" && errno !== "EMLINK") {
+      throw error;
+    }
+  }
+  let fd: number;
+  try {
+    fd = openSync(held.entry(name), CREATE, 0o644);
+  } catch (error) {
+    if (errnoOf(error) === "EEXIST") return false;
+    throw error;
+  }
+  writeSync(fd, staged.record);
+  closeSync(staged.fd);
+  staged.fd = fd;
+  return true;
+}
+
+function unstage(staged: Staged): void {
+  try {
+    unlinkSync(staged.temp);
+  } catch {
+    // Gone already.
+  }
+  if (!staged.placed) closeSync(staged.fd);
 }

@@ -189,7 +189,8 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
     try {
       const result = await tool.call(workspace, request.params.arguments ?? {}, call);
       return {
-        content: [{ type: "text" as const, text: boundText(result.text) }],
+        // The Workspace keeps every result's text within MAX_RESULT_BYTES already.
+        content: [{ type: "text" as const, text: result.text }],
         structuredContent: tool.structured(result as unknown as Record<string, unknown>),
       };
     } catch (error) {

@@ -155,13 +155,26 @@ export function assertBasedOnRead(
   target: ConfinedPath,
   current: Current,
 ): void {
-  if (context.policy !== "strict" || !current.exists) return;
-  const read = context.tracker.latest(target.lexical);
-  if (read?.hash !== undefined && read.hash !== hexDigest(sha256(current.bytes))) {
+  if (current.exists) assertBytesRead(context, target.lexical, current.bytes, target.lexical);
+}
+
+/**
+ * Under `strict`, `bytes` (what a call is about to change or remove, read under its locks) must
+ * be the bytes of the latest read: `STALE` otherwise. A record without bytes says nothing.
+ */
+export function assertBytesRead(
+  context: ToolContext,
+  lexical: string,
+  bytes: Buffer | undefined,
+  shown: string,
+): void {
+  if (context.policy !== "strict" || !bytes) return;
+  const read = context.tracker.latest(lexical);
+  if (read?.hash !== undefined && read.hash !== hexDigest(sha256(bytes))) {
     throw new FreshfsError(
       "STALE",
-      `${target.lexical} changed on disk while the edit was being prepared. Read it again, then retry.`,
-      { path: target.lexical },
+      `${shown} changed on disk while the call was being prepared. Read it again, then retry.`,
+      { path: lexical },
     );
   }
 }
@@ -327,26 +340,5 @@ export function entryUnchanged(entry: string, before: EntrySnapshot): boolean {
     );
   } catch {
     return false;
-  }
-}
-
-/**
- * Under `strict`, the bytes about to be deleted or replaced must be the ones the model read
- * (the guard compared the disk with its record a moment after `before` was taken).
- */
-export function assertSnapshotRead(
-  context: ToolContext,
-  lexical: string,
-  before: EntrySnapshot,
-  shown: string,
-): void {
-  if (context.policy !== "strict" || !before.bytes) return;
-  const read = context.tracker.latest(lexical);
-  if (read?.hash !== undefined && read.hash !== hexDigest(sha256(before.bytes))) {
-    throw new FreshfsError(
-      "STALE",
-      `${shown} changed on disk while the call was being prepared. Read it again, then retry.`,
-      { path: lexical },
-    );
   }
 }

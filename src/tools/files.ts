@@ -12,7 +12,7 @@ import { invalidateFsScanAfterDelete, invalidateFsScanAfterRename } from "../sca
 import { hexDigest, sha256 } from "../state/snapshot.js";
 import { Args } from "./args.js";
 import {
-  assertSnapshotRead,
+  assertBytesRead,
   type CallOptions,
   checkGuard,
   type EntrySnapshot,
@@ -93,7 +93,7 @@ export async function deleteTool(
     // A link is removed, not its target: its content survives, so only a file needs a read.
     const link = before.stats.isSymbolicLink();
     const warnings = link ? [] : await checkGuard(context, target);
-    if (!link) assertSnapshotRead(context, target.lexical, before, shown);
+    if (!link) assertBytesRead(context, target.lexical, before.bytes, shown);
     const held = HeldDirectory.open(dirname(target.entry), shown);
     try {
       const entry = held.entry(basename(target.entry));
@@ -188,7 +188,7 @@ export async function renameTool(
       }
       if (!existing.stats.isSymbolicLink()) {
         warnings.push(...(await checkGuard(context, to)));
-        assertSnapshotRead(context, to.lexical, existing, toShown);
+        assertBytesRead(context, to.lexical, existing.bytes, toShown);
       }
     } else if (overwrite) {
       // Replacing a file read and since deleted is a write over a change the model has not
