@@ -10,13 +10,22 @@
  * (each of which is a round trip through libuv's thread pool), and the slices keep an
  * autocomplete responsive while a large tree is walked.
  */
-import { type Dirent, lstatSync, opendirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  type Dirent,
+  lstatSync,
+  opendirSync,
+  readdirSync,
+  readFileSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { join } from "node:path";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { nodeFs } from "../io/fs.js";
 import { isFreshfsSidecar } from "../io/names.js";
 import { absolutePath, canonicalPath } from "../io/paths.js";
 import { byteForm, isAscii, type PatternProblem } from "./ignore/pattern.js";
+import { byName, namesDigest } from "./digest.js";
 import { IgnoreStack, loadRepository, type Repository } from "./ignore/stack.js";
 
 export type EntryType = "file" | "dir" | "symlink";
@@ -76,6 +85,41 @@ export interface WalkOptions {
   readonly onProgress?: ((progress: WalkProgress) => void) | undefined;
   /** Where git's configuration is found (HOME, XDG_CONFIG_HOME, GIT_CONFIG_*). */
   readonly env?: NodeJS.ProcessEnv | undefined;
+  /**
+   * Walk only below this directory of the tree (a listed directory, its parent's frame given):
+   * the live tree re-walks what an event changed. Paths stay relative to the root.
+   */
+  readonly from?: { readonly name: string; readonly parent: DirectoryFrame } | undefined;
+  /** Called for every directory read, with what the live tree needs to keep it current. */
+  readonly onDirectory?: ((directory: WalkedDirectory) => void) | undefined;
+  /** Called with the stack above the root, before anything is read (the live tree watches its sources). */
+  readonly onRootStack?: ((stack: IgnoreStack | undefined) => void) | undefined;
+}
+
+/** What decides the entries of one directory: where it is and the ignore rules inside it. */
+export interface DirectoryFrame {
+  readonly absolute: string;
+  /** Relative to the root; "" for the root. */
+  readonly rel: string;
+  /** `rel` and a slash, or "" for the root: shared by every child's path. */
+  readonly prefix: string;
+  /** `rel` in byte form, for ignore matching. */
+  readonly relBytes: string;
+  readonly ignore: IgnoreStack | undefined;
+  /** No rule can match below here: skip matching. */
+  readonly unfiltered: boolean;
+}
+
+/** A directory as the walk read it. */
+export interface WalkedDirectory {
+  readonly frame: DirectoryFrame;
+  /** Device and inode from the `lstat` before the read: a directory replaced since is another. */
+  readonly dev: number;
+  readonly ino: number;
+  /** `namesDigest` of what was read: the live tree compares it with a read after its watch. */
+  readonly digest: string;
+  /** The `.gitignore` and `.ignore` bytes the rules came from (undefined: none read). */
+  readonly ignoreBytes: readonly [Uint8Array | undefined, Uint8Array | undefined];
 }
 
 export interface Listing {
@@ -131,24 +175,11 @@ export function resolveScanRoot(root: string): string {
   }
 }
 
-interface OpenDirectory {
-  readonly absolute: string;
-  /** Relative to the root; "" for the root. */
-  readonly rel: string;
-  /** `rel` and a slash, or "" for the root: shared by every child's path. */
-  readonly prefix: string;
-  /** `rel` in byte form, for ignore matching. */
-  readonly relBytes: string;
+interface OpenDirectory extends DirectoryFrame {
   readonly entries: Dirent[];
-  readonly ignore: IgnoreStack | undefined;
-  /** No rule can match below here: skip matching. */
-  readonly unfiltered: boolean;
   next: number;
 }
 
-function byName(a: Dirent, b: Dirent): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-}
 
 const RUN = 16_384;
 
@@ -196,16 +227,10 @@ async function merge(
   return out;
 }
 
-function typeOf(dirent: Dirent): EntryType | undefined {
-  if (dirent.isSymbolicLink()) return "symlink";
-  if (dirent.isDirectory()) return "dir";
-  if (dirent.isFile()) return "file";
-  return undefined; // pipes, sockets, devices: nothing to list
-}
-
 /** Walks `root` (a canonical directory, from `resolveScanRoot`). */
 export async function walkTree(root: string, options: WalkOptions): Promise<Listing> {
   const env = options.env ?? process.env;
+  const onDirectory = options.onDirectory;
   const started = performance.now();
   const entries: ScanEntry[] = [];
   const warnings: ScanWarning[] = [];
@@ -266,10 +291,11 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     parent: IgnoreStack | undefined,
   ): OpenDirectory | undefined | Promise<OpenDirectory | undefined> => {
     let dirents: Dirent[];
+    let stats: Stats;
     try {
       // Still a directory, not a symlink swapped in since its parent was read: following one
       // would list files outside the root.
-      const stats = lstatSync(absolute);
+      stats = lstatSync(absolute);
       if (!stats.isDirectory()) {
         warnings.push({ path: absolute, message: "skipped: no longer a directory" });
         return undefined;
@@ -277,7 +303,8 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
       // readdirSync holds the loop for ~1 µs an entry; a directory this size has ~20k or more.
       if (stats.size > BATCHED_DIRECTORY_BYTES) {
         return readInBatches(absolute).then(
-          async (read) => finish(absolute, rel, relBytes, parent, await sortByName(read, pause)),
+          async (read) =>
+            finish(absolute, rel, relBytes, parent, await sortByName(read, pause), stats),
           (error: unknown) => skip(absolute, rel, error),
         );
       }
@@ -287,10 +314,10 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     }
     if (dirents.length > RUN) {
       return sortByName(dirents, pause).then((sorted) =>
-        finish(absolute, rel, relBytes, parent, sorted),
+        finish(absolute, rel, relBytes, parent, sorted, stats),
       );
     }
-    return finish(absolute, rel, relBytes, parent, dirents.sort(byName));
+    return finish(absolute, rel, relBytes, parent, dirents.sort(byName), stats);
   };
 
   const finish = (
@@ -299,6 +326,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     relBytes: string,
     parent: IgnoreStack | undefined,
     sorted: Dirent[],
+    stats: Stats,
   ): OpenDirectory | undefined => {
     let dirents: Dirent[];
     try {
@@ -308,6 +336,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     }
     directories++;
     let ignore = parent;
+    const ignoreBytes: IgnoreBytes = {};
     if (parent) {
       const kinds: DirectoryIgnoreFiles = { git: false, ignore: undefined, gitignore: undefined };
       for (const dirent of dirents) {
@@ -317,9 +346,19 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
         else if (dirent.name === ".ignore") kinds.ignore = kind;
         else if (dirent.name === ".gitignore") kinds.gitignore = kind;
       }
-      ignore = enterDirectory(parent, absolute, rel, relBytes, kinds, env, problems, warnings);
+      ignore = enterDirectory(
+        parent,
+        absolute,
+        rel,
+        relBytes,
+        kinds,
+        env,
+        problems,
+        warnings,
+        ignoreBytes,
+      );
     }
-    return {
+    const open: OpenDirectory = {
       absolute,
       rel,
       prefix: rel === "" ? "" : `${rel}/`,
@@ -329,10 +368,35 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
       unfiltered: !ignore || ignore.empty,
       next: 0,
     };
+    if (onDirectory) {
+      onDirectory({
+        frame: open,
+        dev: stats.dev,
+        ino: stats.ino,
+        // Over every name read, valid or not: the watcher's thread reads the same.
+        digest: namesDigest(sorted),
+        ignoreBytes: [ignoreBytes.gitignore, ignoreBytes.ignore],
+      });
+      ignoreBytes.gitignore = undefined;
+      ignoreBytes.ignore = undefined;
+    }
+    return open;
   };
 
-  const top = options.useGitignore ? IgnoreStack.forRoot(root, env, problems) : undefined;
-  const first = await open(root, "", "", top);
+  let first: OpenDirectory | undefined;
+  if (options.from) {
+    const { name, parent } = options.from;
+    const rel = `${parent.prefix}${name}`;
+    let child = open(`${parent.absolute}/${name}`, rel, childRelBytes(parent, name, rel), parent.ignore);
+    if (child instanceof Promise) child = await child;
+    first = child;
+  } else {
+    const top = options.useGitignore ? IgnoreStack.forRoot(root, env, problems) : undefined;
+    options.onRootStack?.(top);
+    let child = open(root, "", "", top);
+    if (child instanceof Promise) child = await child;
+    first = child;
+  }
   const stack: OpenDirectory[] = first ? [first] : [];
   let sinceCheck = 0;
   while (stack.length > 0) {
@@ -349,39 +413,21 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
       stack.pop();
       continue;
     }
-    const name = dirent.name;
-    // `.git` is always pruned: a directory in a repository, a "gitdir:" file in a work tree.
-    // A freshfs temp file is half of a write in flight, or left by a killed one, and a lock
-    // file says who is writing: never content.
-    if (name === ".git" || isFreshfsSidecar(name)) continue;
-    const hidden = !options.includeHidden && name.charCodeAt(0) === 0x2e;
-    if (hidden && !dirent.isFile()) continue;
     const type = typeOf(dirent);
     if (type === undefined) continue;
+    const name = dirent.name;
     // join() builds a flat string, where `+` builds a rope over the prefix and the name: the
     // same heap at first, but a rope grows by a flat copy the first time a regex reads it.
     const rel = [dir.prefix, name].join("");
-    let relBytes = rel;
-    if (!dir.unfiltered) {
-      const ascii = isAscii(name);
-      const nameBytes = ascii ? name : byteForm(name);
-      if (!ascii || dir.relBytes !== dir.rel) {
-        relBytes = dir.relBytes === "" ? nameBytes : `${dir.relBytes}/${nameBytes}`;
-      }
-      const rule = (dir.ignore as IgnoreStack).match(relBytes, nameBytes, type === "dir");
-      if (rule && !rule.negated) {
-        if (type === "file") skipped.push({ path: rel, hidden, ignored: true });
-        continue;
-      }
-    }
-    if (hidden) {
-      skipped.push({ path: rel, hidden, ignored: false });
+    const verdict = judge(dir, name, rel, type, options.includeHidden);
+    if (verdict === OMITTED) continue;
+    if (verdict !== LISTED) {
+      if (type === "file") skipped.push(skippedFile(rel, verdict));
       continue;
     }
     entries.push(new ScanEntry(root, rel, type));
     if (type === "dir") {
-      const absolute = `${dir.absolute}/${name}`;
-      let child = open(absolute, rel, dir.unfiltered ? byteForm(rel) : relBytes, dir.ignore);
+      let child = open(`${dir.absolute}/${name}`, rel, childRelBytes(dir, name, rel), dir.ignore);
       if (child instanceof Promise) child = await child;
       if (child) stack.push(child);
     }
@@ -394,6 +440,76 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     });
   }
   return { root, entries, warnings, skipped };
+}
+
+/** `judge`'s verdicts: listed, left out unseen, or left out and kept as a `SkippedFile`. */
+export const OMITTED = 0;
+export const LISTED = 1;
+export const SKIPPED_HIDDEN = 2;
+export const SKIPPED_IGNORED = 3;
+export const SKIPPED_HIDDEN_IGNORED = 4;
+export type Verdict = 0 | 1 | 2 | 3 | 4;
+
+/**
+ * Whether the entry `name` (of `type`, at `rel`) of directory `dir` is listed: the one rule the
+ * walk and the live tree share. `.git` is always pruned (a directory in a repository, a
+ * "gitdir:" file in a work tree); a freshfs temp file is half of a write in flight, or left by a
+ * killed one, and a lock file says who is writing: never content. Hidden and ignored files
+ * are skipped (grep's overrides see them); hidden or ignored directories are not entered.
+ */
+export function judge(
+  dir: DirectoryFrame,
+  name: string,
+  rel: string,
+  type: EntryType,
+  includeHidden: boolean,
+): Verdict {
+  if (name === ".git" || isFreshfsSidecar(name)) return OMITTED;
+  const hidden = !includeHidden && name.charCodeAt(0) === 0x2e;
+  if (hidden && type !== "file") return OMITTED;
+  if (!dir.unfiltered) {
+    const relBytes = childRelBytes(dir, name, rel);
+    const rule = (dir.ignore as IgnoreStack).match(
+      relBytes,
+      isAscii(name) ? name : byteForm(name),
+      type === "dir",
+    );
+    if (rule && !rule.negated) {
+      if (type !== "file") return OMITTED;
+      return hidden ? SKIPPED_HIDDEN_IGNORED : SKIPPED_IGNORED;
+    }
+  }
+  return hidden ? SKIPPED_HIDDEN : LISTED;
+}
+
+/** The `SkippedFile` for a skipping verdict. */
+export function skippedFile(path: string, verdict: Verdict): SkippedFile {
+  return {
+    path,
+    hidden: verdict === SKIPPED_HIDDEN || verdict === SKIPPED_HIDDEN_IGNORED,
+    ignored: verdict === SKIPPED_IGNORED || verdict === SKIPPED_HIDDEN_IGNORED,
+  };
+}
+
+/** The byte form of a child's path, for ignore matching (the same string when all ASCII). */
+export function childRelBytes(dir: DirectoryFrame, name: string, rel: string): string {
+  if (dir.relBytes === dir.rel && isAscii(name)) return rel;
+  const nameBytes = isAscii(name) ? name : byteForm(name);
+  return dir.relBytes === "" ? nameBytes : `${dir.relBytes}/${nameBytes}`;
+}
+
+/** The type an entry is listed with; undefined for pipes, sockets, devices: nothing to list. */
+export function typeOf(dirent: Dirent | Stats): EntryType | undefined {
+  if (dirent.isSymbolicLink()) return "symlink";
+  if (dirent.isDirectory()) return "dir";
+  if (dirent.isFile()) return "file";
+  return undefined;
+}
+
+/** The ignore files' bytes a directory's rules were compiled from. */
+export interface IgnoreBytes {
+  gitignore?: Uint8Array | undefined;
+  ignore?: Uint8Array | undefined;
 }
 
 /** Which ignore-related entries a directory holds. */
@@ -416,6 +532,7 @@ export function enterDirectory(
   env: NodeJS.ProcessEnv,
   problems: PatternProblem[],
   warnings: ScanWarning[],
+  bytes: IgnoreBytes = {},
 ): IgnoreStack {
   let nested: Repository | undefined;
   if (files.git && rel !== "") {
@@ -434,14 +551,13 @@ export function enterDirectory(
       message: "not read: a .gitignore that is a symlink is ignored, as git ignores it",
     });
   }
+  bytes.ignore = files.ignore && readIgnore(join(absolute, ".ignore"), warnings);
+  // git refuses a .gitignore that is a symlink (since 2.32), and so does the walker.
+  bytes.gitignore =
+    files.gitignore === "file" ? readIgnore(join(absolute, ".gitignore"), warnings) : undefined;
   return parent.child(
     relBytes,
-    {
-      ignore: files.ignore && readIgnore(join(absolute, ".ignore"), warnings),
-      // git refuses a .gitignore that is a symlink (since 2.32), and so does the walker.
-      gitignore:
-        files.gitignore === "file" ? readIgnore(join(absolute, ".gitignore"), warnings) : undefined,
-    },
+    { ignore: bytes.ignore, gitignore: bytes.gitignore },
     nested,
     problems,
     absolute,

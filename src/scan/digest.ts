@@ -1,0 +1,43 @@
+/**
+ * A directory's digest: its names and their kinds, as one short string. The walker computes it
+ * over what it read, the live tree's watcher over what it reads once its watch is in place;
+ * equal digests mean nothing in the directory changed between the two reads (contract 5.2).
+ * Depends on nothing inside freshfs, so the watcher's thread can load it alone.
+ */
+import type { Dirent } from "node:fs";
+
+/** A kind code per dirent: the digest tells a file from a directory of the same name. */
+function kindOf(dirent: Dirent): number {
+  if (dirent.isSymbolicLink()) return 3;
+  if (dirent.isDirectory()) return 2;
+  if (dirent.isFile()) return 1;
+  return 4;
+}
+
+/**
+ * Two independent 32-bit FNV-1a hashes over every name (in the order given: sorted by the
+ * caller) and its kind, and the count. Hand-written: a crypto hash over the joined names cost
+ * more than the walk itself (a join and a digest per directory), and this one only has to tell
+ * a read before a change from a read after it.
+ */
+export function namesDigest(dirents: readonly Dirent[]): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ dirents.length;
+  for (const dirent of dirents) {
+    const name = dirent.name;
+    for (let i = 0; i < name.length; i++) {
+      const code = name.charCodeAt(i);
+      a = Math.imul(a ^ code, 0x01000193);
+      b = Math.imul(b ^ code, 0x5bd1e995);
+    }
+    const kind = kindOf(dirent);
+    a = Math.imul(a ^ (0x100 | kind), 0x01000193);
+    b = Math.imul(b ^ (0x100 | kind), 0x5bd1e995);
+  }
+  return `${dirents.length}:${(a >>> 0).toString(36)}:${(b >>> 0).toString(36)}`;
+}
+
+/** Orders dirents by name, in UTF-16 code units, as the walker lists them. */
+export function byName(a: Dirent, b: Dirent): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
