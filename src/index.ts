@@ -5,8 +5,14 @@
 export { FreshfsError, type FreshfsErrorCode } from "./errors.js";
 export { LOCK_STALE_MS, LOCK_WAIT_MS } from "./io/lockfile.js";
 export {
+  configureLiveTrees,
+  type LiveTreePolicy,
+  liveTreePolicy,
+} from "./live/registry.js";
+export {
   configureScanCache,
   type ForceRescanOptions,
+  type Freshness,
   forceRescan,
   getOrScan,
   invalidateFsScanAfterDelete,

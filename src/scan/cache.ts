@@ -41,6 +41,13 @@ export interface ForceRescanOptions extends ScanOptions {
   store?: boolean | undefined;
 }
 
+/**
+ * Which mode answered: `live`, the watched listing after a sync with the watcher (every change
+ * completed before the call is in it); `walked`, a walk made for this call; `cached`, a
+ * listing from the TTL cache (unwatched roots: up to `FS_SCAN_CACHE_TTL_MS` old).
+ */
+export type Freshness = "live" | "walked" | "cached";
+
 export interface ScanResult {
   /** The canonical root the listing is of. */
   readonly root: string;
@@ -52,6 +59,9 @@ export interface ScanResult {
   readonly warnings: readonly ScanWarning[];
   /** Files left out (hidden, or ignored) in directories that were walked; rg's `-g` sees them. */
   readonly skipped: readonly SkippedFile[];
+  readonly freshness: Freshness;
+  /** Why the root is not watched, when it could have been (a limit, a budget, the file system). */
+  readonly unwatched?: string | undefined;
 }
 
 /** The cache's global policy (contract 2.4): environment variables, or `configureScanCache`. */
@@ -228,6 +238,7 @@ export class ScanCache {
    */
   invalidate(path?: string): void {
     const targets = path === undefined ? undefined : invalidationTargets(path);
+    for (const listener of invalidationListeners) listener(targets);
     const hit = (root: string) =>
       targets === undefined || targets.some((target) => related(root, target));
     const seq = ++this.#seq;
@@ -347,6 +358,20 @@ export class ScanCache {
   }
 }
 
+/** Told of every invalidation: the live trees (an upper layer) take it as a change to apply. */
+const invalidationListeners = new Set<(targets: readonly string[] | undefined) => void>();
+
+/**
+ * Calls `listener` with the canonical paths of every invalidation (undefined: everything).
+ * Returns the function that stops it.
+ */
+export function onScanInvalidation(
+  listener: (targets: readonly string[] | undefined) => void,
+): () => void {
+  invalidationListeners.add(listener);
+  return () => invalidationListeners.delete(listener);
+}
+
 function rootOfKey(key: string): string {
   return key.slice(2);
 }
@@ -417,6 +442,7 @@ function resultOf(listing: Listing, cacheAgeMs: number): ScanResult {
     cacheAgeMs,
     warnings: listing.warnings,
     skipped: listing.skipped,
+    freshness: cacheAgeMs > 0 ? "cached" : "walked",
   };
 }
 

@@ -24,8 +24,8 @@ import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { nodeFs } from "../io/fs.js";
 import { isFreshfsSidecar } from "../io/names.js";
 import { absolutePath, canonicalPath } from "../io/paths.js";
-import { byteForm, isAscii, type PatternProblem } from "./ignore/pattern.js";
 import { byName, namesDigest } from "./digest.js";
+import { byteForm, isAscii, type PatternProblem } from "./ignore/pattern.js";
 import { IgnoreStack, loadRepository, type Repository } from "./ignore/stack.js";
 
 export type EntryType = "file" | "dir" | "symlink";
@@ -92,8 +92,11 @@ export interface WalkOptions {
   readonly from?: { readonly name: string; readonly parent: DirectoryFrame } | undefined;
   /** Called for every directory read, with what the live tree needs to keep it current. */
   readonly onDirectory?: ((directory: WalkedDirectory) => void) | undefined;
-  /** Called with the stack above the root, before anything is read (the live tree watches its sources). */
-  readonly onRootStack?: ((stack: IgnoreStack | undefined) => void) | undefined;
+  /**
+   * Called before the root is read with the files the rules above the root came from, or would
+   * if they existed (`.ignore`, `.gitignore` and `.git` of every ancestor, the repository's).
+   */
+  readonly onRootSources?: ((sources: readonly string[]) => void) | undefined;
 }
 
 /** What decides the entries of one directory: where it is and the ignore rules inside it. */
@@ -179,7 +182,6 @@ interface OpenDirectory extends DirectoryFrame {
   readonly entries: Dirent[];
   next: number;
 }
-
 
 const RUN = 16_384;
 
@@ -370,7 +372,15 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     };
     if (onDirectory) {
       onDirectory({
-        frame: open,
+        // A frame of its own: `open` holds the dirents, which the live tree must not keep.
+        frame: {
+          absolute,
+          rel,
+          prefix: open.prefix,
+          relBytes,
+          ignore,
+          unfiltered: open.unfiltered,
+        },
         dev: stats.dev,
         ino: stats.ino,
         // Over every name read, valid or not: the watcher's thread reads the same.
@@ -387,12 +397,18 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
   if (options.from) {
     const { name, parent } = options.from;
     const rel = `${parent.prefix}${name}`;
-    let child = open(`${parent.absolute}/${name}`, rel, childRelBytes(parent, name, rel), parent.ignore);
+    let child = open(
+      `${parent.absolute}/${name}`,
+      rel,
+      childRelBytes(parent, name, rel),
+      parent.ignore,
+    );
     if (child instanceof Promise) child = await child;
     first = child;
   } else {
-    const top = options.useGitignore ? IgnoreStack.forRoot(root, env, problems) : undefined;
-    options.onRootStack?.(top);
+    const probed: string[] = [];
+    const top = options.useGitignore ? IgnoreStack.forRoot(root, env, problems, probed) : undefined;
+    options.onRootSources?.([...probed, ...(top?.repository?.sources ?? [])]);
     let child = open(root, "", "", top);
     if (child instanceof Promise) child = await child;
     first = child;

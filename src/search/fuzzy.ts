@@ -10,6 +10,7 @@
  * the query has a capital (smart case); words separated by spaces must all match.
  */
 import { FreshfsError } from "../errors.js";
+import type { Freshness } from "../scan/cache.js";
 import { resolveScanRoot, type ScanEntry } from "../scan/walk.js";
 import { checkedOptions, type SearchProgress, searchListing } from "./listing.js";
 
@@ -22,6 +23,13 @@ export interface FuzzyFindOptions {
   gitignore?: boolean | undefined;
   /** @default false */
   cache?: boolean | undefined;
+  /**
+   * Answer from the root's live tree: watched after the first walk, synchronized with the watcher
+   * on every call, so the answer reflects every change completed before the call, by anyone.
+   * Needs `cache`; where the root cannot be watched, the cache's TTL policy applies.
+   * @default false
+   */
+  watch?: boolean | undefined;
   /** @default true when the query names node_modules, else false */
   includeNodeModules?: boolean | undefined;
   /** Offer directories as well as files. @default true */
@@ -46,6 +54,10 @@ export interface FuzzyFindResult {
   /** Matches found before `limit` cut the list. */
   readonly totalMatches: number;
   readonly truncated: boolean;
+  /** Which mode answered: `live` (watched), `walked` (a walk for this call) or `cached` (TTL). */
+  readonly freshness: Freshness;
+  /** Why the root was not watched, when `watch` asked for it. */
+  readonly unwatched?: string | undefined;
 }
 
 /** What a listing needs for fast queries, built once per listing (listings are immutable). */
@@ -363,6 +375,8 @@ export async function fuzzyFind(
             root,
             policy,
             cache: options.cache ?? false,
+            watch: options.watch,
+            cheap: true,
             signal: options.signal,
             onProgress: options.onProgress,
           },
@@ -383,6 +397,8 @@ export async function fuzzyFind(
             root,
             policy,
             cache: options.cache ?? false,
+            watch: options.watch,
+            cheap: true,
             signal: options.signal,
             onProgress: options.onProgress,
           },
@@ -391,9 +407,11 @@ export async function fuzzyFind(
         );
   return {
     root,
-    matches: found.matches,
-    totalMatches: found.total,
-    truncated: found.total > found.matches.length,
+    matches: found.value.matches,
+    totalMatches: found.value.total,
+    truncated: found.value.total > found.value.matches.length,
+    freshness: found.freshness,
+    unwatched: found.unwatched,
   };
 }
 

@@ -7,9 +7,10 @@ import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
 import { FreshfsError, quoted } from "../errors.js";
+import type { Freshness } from "../scan/cache.js";
 import { explainPath } from "../scan/explain.js";
 import { resolveScanRoot, ScanEntry } from "../scan/walk.js";
-import { checkedOptions, type SearchProgress, searchListing } from "./listing.js";
+import { checkedOptions, type Searched, type SearchProgress, searchListing } from "./listing.js";
 
 export type GlobFileType = "file" | "dir" | "symlink" | "any";
 
@@ -22,6 +23,13 @@ export interface GlobOptions {
   gitignore?: boolean | undefined;
   /** Use the shared scan cache (and fill it). @default false */
   cache?: boolean | undefined;
+  /**
+   * Answer from the root's live tree: watched after the first walk, synchronized with the watcher
+   * on every call, so the answer reflects every change completed before the call, by anyone.
+   * Needs `cache`; where the root cannot be watched, the cache's TTL policy applies.
+   * @default false
+   */
+  watch?: boolean | undefined;
   /** Search node_modules. @default true when the pattern names node_modules, else false */
   includeNodeModules?: boolean | undefined;
   /** @default "file" */
@@ -43,6 +51,10 @@ export interface GlobResult {
   /** Matches found before `maxResults` cut the list. */
   readonly totalMatches: number;
   readonly truncated: boolean;
+  /** Which mode answered: `live` (watched), `walked` (a walk for this call) or `cached` (TTL). */
+  readonly freshness: Freshness;
+  /** Why the root was not watched, when `watch` asked for it. */
+  readonly unwatched?: string | undefined;
 }
 
 function invalidPattern(pattern: string, why: string): FreshfsError {
@@ -281,7 +293,7 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
   // Without the cache, a pattern with a static head (`src/**/*.ts`) walks only under it, unless
   // the walker would have left that directory out, so the answer never depends on the cache.
   const base = options.cache ? "" : head;
-  let found: Found;
+  let found: Searched<Found>;
   // The head must lead where its name says: no `..`, no symlinked directory on the way (the
   // cached listing never goes through one, and the two answers must agree).
   const under = base === "" ? undefined : join(root, base);
@@ -290,7 +302,7 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
       base.split("/").includes(".git") ||
       (useGitignore && explainPath(root, base, true).ignored)
     ) {
-      found = { paths: [], entries: [] };
+      found = { value: { paths: [], entries: [] }, freshness: "walked", unwatched: undefined };
     } else {
       found = await searchListing(
         {
@@ -313,13 +325,15 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
       );
     }
   } else if (under !== undefined && !existsSync(under)) {
-    found = { paths: [], entries: [] };
+    found = { value: { paths: [], entries: [] }, freshness: "walked", unwatched: undefined };
   } else {
     found = await searchListing(
       {
         root,
         policy,
         cache: options.cache ?? false,
+        watch: options.watch,
+        cheap: true,
         signal: options.signal,
         onProgress: options.onProgress,
       },
@@ -328,11 +342,11 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
     );
   }
 
-  let paths = found.paths;
+  let paths = found.value.paths;
   if (options.sortByMtime) {
     const mtimes: number[] = [];
-    for (let i = 0; i < found.entries.length; i++) {
-      mtimes.push((found.entries[i] as ScanEntry).mtimeMs);
+    for (let i = 0; i < found.value.entries.length; i++) {
+      mtimes.push((found.value.entries[i] as ScanEntry).mtimeMs);
       // An lstat each: yield now and then, for a pattern that matches a whole tree.
       if (i % 2048 === 2047) await new Promise((resolve) => setImmediate(resolve));
     }
@@ -343,8 +357,15 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
       const pb = paths[b] as string;
       return byTime || (pa < pb ? -1 : pa > pb ? 1 : 0);
     });
-    paths = order.map((i) => found.paths[i] as string);
+    paths = order.map((i) => found.value.paths[i] as string);
   }
   const matches = paths.length > maxResults ? paths.slice(0, maxResults) : paths;
-  return { root, matches, totalMatches: paths.length, truncated: paths.length > matches.length };
+  return {
+    root,
+    matches,
+    totalMatches: paths.length,
+    truncated: paths.length > matches.length,
+    freshness: found.freshness,
+    unwatched: found.unwatched,
+  };
 }

@@ -6,7 +6,9 @@
  * `scan/`.
  */
 import { FreshfsError } from "../errors.js";
+import { liveTrees } from "../live/registry.js";
 import {
+  type Freshness,
   forceRescan,
   getOrScan,
   type ScanPolicy,
@@ -19,6 +21,13 @@ export interface ListingRequest {
   readonly root: string;
   readonly policy: ScanPolicy;
   readonly cache: boolean;
+  /** Answer from the root's live tree (watched, synced per call) where it can be watched. */
+  readonly watch?: boolean | undefined;
+  /**
+   * The search is cheap next to a sync (glob, fuzzy find: microseconds over a listing): run it
+   * on the live listing while the sync is under way, and keep it if nothing changed.
+   */
+  readonly cheap?: boolean | undefined;
   readonly signal?: AbortSignal | undefined;
   readonly onProgress?: ((progress: SearchProgress) => void) | undefined;
 }
@@ -33,25 +42,64 @@ export interface SearchProgress {
   readonly total: number | undefined;
 }
 
+/** A search's answer, and which mode answered (contract 5.2: results say so). */
+export interface Searched<T> {
+  readonly value: T;
+  readonly freshness: Freshness;
+  /** Why the root is not watched, when watching was asked for. */
+  readonly unwatched: string | undefined;
+}
+
 /**
  * Runs `search` over the listing of `request.root`; `isEmpty` says whether its result counts as
- * empty for the recheck.
+ * empty for the recheck. With `watch`, the live tree answers, synchronized with its watcher:
+ * exact, so no recheck; where the root cannot be watched, the TTL policy below does.
  */
 export async function searchListing<T>(
   request: ListingRequest,
   search: (listing: ScanResult) => T | Promise<T>,
   isEmpty: (result: T) => boolean,
-): Promise<T> {
+): Promise<Searched<T>> {
+  const answer = async (listing: ScanResult): Promise<Searched<T>> => ({
+    value: await search(listing),
+    freshness: listing.freshness,
+    unwatched: listing.unwatched ?? unwatched,
+  });
+  let unwatched: string | undefined;
+  if (request.watch && request.cache) {
+    const attempt = request.cheap
+      ? liveTrees.peek(request.root, request.policy, request.signal)
+      : undefined;
+    if (attempt) {
+      const optimistic = await answer(attempt.snapshot);
+      if (await attempt.settled) return optimistic;
+    }
+    const live = await liveTrees.query(request.root, request.policy, {
+      signal: request.signal,
+      onProgress: walkProgress(request.onProgress),
+    });
+    if (live) return answer(live);
+    unwatched = liveTrees.policy().enabled
+      ? "the file system cannot be watched: the TTL policy applies"
+      : "watching is off (FS_LIVE_WATCH=0, or not Linux): the TTL policy applies";
+  }
   const { root, policy, signal } = request;
-  const report = request.onProgress;
-  const onProgress = report
+  const onProgress = walkProgress(request.onProgress);
+  if (!request.cache) return answer(await forceRescan(root, policy, { signal, onProgress }));
+  const listing = await getOrScan(root, policy, { signal, onProgress });
+  const first = await answer(listing);
+  if (!isEmpty(first.value) || listing.cacheAgeMs < scanCachePolicy().emptyRecheckMs) {
+    return first;
+  }
+  return answer(await forceRescan(root, policy, { store: true, signal, onProgress }));
+}
+
+function walkProgress(
+  report: ((progress: SearchProgress) => void) | undefined,
+): ((walk: WalkProgress) => void) | undefined {
+  return report
     ? (walk: WalkProgress) => report({ phase: "walk", done: walk.entries, total: undefined })
     : undefined;
-  if (!request.cache) return search(await forceRescan(root, policy, { signal, onProgress }));
-  const listing = await getOrScan(root, policy, { signal, onProgress });
-  const result = await search(listing);
-  if (!isEmpty(result) || listing.cacheAgeMs < scanCachePolicy().emptyRecheckMs) return result;
-  return search(await forceRescan(root, policy, { store: true, signal, onProgress }));
 }
 
 /** Options from an untyped caller (a model, JSON) checked for shape before use. */

@@ -34,6 +34,8 @@ export interface ToolContext {
   readonly partialReads: PartialReadPolicy;
   /** The search tools use the shared scan cache. */
   readonly cache: boolean;
+  /** ... and answer from live trees where roots can be watched. */
+  readonly watch: boolean;
 }
 
 /** What a caller may pass to one tool call besides its parameters. */

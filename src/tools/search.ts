@@ -181,6 +181,7 @@ export async function globTool(
     const result = await glob(pattern, {
       path: base,
       cache: context.cache,
+      watch: context.watch,
       sortByMtime: true,
       maxResults: offset + limit,
       signal: call.signal,
@@ -257,6 +258,7 @@ export async function findTool(
     const result = await fuzzyFind(query, {
       path: base,
       cache: context.cache,
+      watch: context.watch,
       limit,
       signal: call.signal,
       onProgress: call.onProgress,
@@ -324,6 +326,7 @@ export async function grepTool(
     const result: GrepResult = await grepConfined(pattern, {
       path: base,
       cache: context.cache,
+      watch: context.watch,
       glob: globFilter,
       type,
       ignoreCase,

@@ -57,6 +57,14 @@ export interface WorkspaceOptions {
   partialReads?: PartialReadPolicy | undefined;
   /** glob, grep and find read the shared scan cache (every mutation here invalidates it). @default true */
   cache?: boolean | undefined;
+  /**
+   * glob, grep and find answer from live trees: each root searched is watched after its first
+   * walk and synchronized with the watcher on every call, so answers reflect every change made
+   * before the call, by any process (contract 5.2). Needs `cache`. Off, or where a root cannot
+   * be watched, the cache's TTL policy applies (`FS_LIVE_WATCH=0` turns it off everywhere).
+   * @default true
+   */
+  watch?: boolean | undefined;
   /** @see FileStateTrackerOptions.racyWindowMs @default 2000 */
   racyWindowMs?: number | undefined;
   /** Most files the guard remembers reads of (least recently used dropped). @default 10000 */
@@ -99,6 +107,7 @@ export class Workspace {
       policy,
       partialReads,
       cache: options.cache ?? true,
+      watch: options.watch ?? true,
     };
   }
 

@@ -25,6 +25,12 @@ export interface Repository {
   /** Absolute path of the work tree's top. */
   readonly root: string;
   readonly ignoreCase: boolean;
+  /**
+   * Every file its rules and settings were read from, or would be read from if it existed
+   * (the `.git` entry, git's configuration files, `info/exclude`, the global excludes file):
+   * the live tree rescans when one changes.
+   */
+  readonly sources: readonly string[];
   /** `info/exclude`, then the global excludes file: the gitignore family's lowest sources. */
   readonly excludes: readonly IgnoreFile[];
 }
@@ -98,7 +104,9 @@ export function loadRepository(root: string, env: Env, problems: PatternProblem[
     problems.push(...file.problems);
     excludes.push(file);
   }
-  return { root, ignoreCase: settings.ignoreCase, excludes };
+  const consulted = [join(root, ".git"), ...configs, ...sources.map(([path]) => path)];
+  if (gitDir) consulted.push(join(gitDir, "commondir"));
+  return { root, ignoreCase: settings.ignoreCase, excludes, sources: consulted };
 }
 
 /** The nearest directory at or above `dir` that is the top of a git work tree. */
@@ -141,7 +149,12 @@ export class IgnoreStack {
    * `.gitignore` files from the repository's top down to the root's parent. The root's own
    * files come with `child("")`.
    */
-  static forRoot(root: string, env: Env, problems: PatternProblem[]): IgnoreStack {
+  static forRoot(
+    root: string,
+    env: Env,
+    problems: PatternProblem[],
+    probed?: string[],
+  ): IgnoreStack {
     const repoRoot = findRepositoryRoot(root);
     const repository = repoRoot === undefined ? undefined : loadRepository(repoRoot, env, problems);
     const repoPrefix = repoRoot === undefined ? "" : prefixBetween(repoRoot, root);
@@ -154,6 +167,8 @@ export class IgnoreStack {
     let stack: IgnoreStack | undefined;
     for (const dir of ancestors) {
       const inRepo = repoRoot !== undefined && isWithin(dir, repoRoot);
+      // A `.git` made above the root would put it in a repository (findRepositoryRoot).
+      probed?.push(join(dir, ".ignore"), join(dir, ".gitignore"), join(dir, ".git"));
       const ignore = readIgnoreFile(join(dir, ".ignore"), false, problems);
       const gitignore =
         inRepo && repository
@@ -191,6 +206,11 @@ export class IgnoreStack {
     return nested
       ? new IgnoreStack(this, frame, nested, "", strip, true)
       : new IgnoreStack(this, frame, repository, this.#repoPrefix, this.#repoStrip, false);
+  }
+
+  /** The repository whose gitignore family applies here, if any. */
+  get repository(): Repository | undefined {
+    return this.#repository;
   }
 
   /** Whether any rule can apply below this point (an empty stack lets the walker skip matching). */

@@ -15,7 +15,7 @@ import picomatch from "picomatch";
 import { FreshfsError, fromFsError, quoted } from "../../errors.js";
 import { nodeFs } from "../../io/fs.js";
 import { absolutePath, canonicalPath } from "../../io/paths.js";
-import type { ScanResult } from "../../scan/cache.js";
+import type { Freshness, ScanResult } from "../../scan/cache.js";
 import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pattern.js";
 import { resolveScanRoot } from "../../scan/walk.js";
 import { checkedOptions, type SearchProgress, searchListing } from "../listing.js";
@@ -41,6 +41,13 @@ export interface GrepOptions {
   gitignore?: boolean | undefined;
   /** Use the shared scan cache. @default false */
   cache?: boolean | undefined;
+  /**
+   * Answer from the root's live tree: watched after the first walk, synchronized with the watcher
+   * on every call, so the answer reflects every change completed before the call, by anyone.
+   * Needs `cache`; where the root cannot be watched, the cache's TTL policy applies.
+   * @default false
+   */
+  watch?: boolean | undefined;
   /** Search node_modules (when the ignore rules let it through). @default true */
   includeNodeModules?: boolean | undefined;
   /** The pattern is a literal string (`-F`). @default false */
@@ -116,6 +123,10 @@ export interface GrepResult {
   /** The search stopped at `timeoutMs`: what is here is only part of the answer. */
   readonly partial: boolean;
   readonly warnings: readonly string[];
+  /** Which mode answered: `live` (watched), `walked` (a walk for this call) or `cached` (TTL). */
+  readonly freshness: Freshness;
+  /** Why the root was not watched, when `watch` asked for it. */
+  readonly unwatched?: string | undefined;
 }
 
 // Often enough for a progress line to move, rarely enough to cost nothing.
@@ -555,6 +566,9 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   let root: string;
   let candidates: string[];
   let named: string | undefined;
+  // A single file named: read now, whatever any listing says.
+  let freshness: Freshness = "walked";
+  let unwatched: string | undefined;
   let follow = false;
   if (isFile) {
     root = resolveScanRoot(dirname(target));
@@ -596,19 +610,23 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
       }
       return out.length === before ? out : out.sort(byListingOrder);
     };
-    candidates = await searchListing(
+    const searched = await searchListing(
       {
         root,
         policy: { includeHidden: options.hidden ?? true, useGitignore: options.gitignore ?? true },
         // The shared listings of grep are gitignore-aware ones (contract 2.6): a search without
         // ignore rules walks on its own.
         cache: (options.cache ?? false) && (options.gitignore ?? true),
+        watch: options.watch,
         signal: options.signal,
         onProgress: options.onProgress,
       },
       (listing) => select(listing),
       (files) => files.length === 0,
     );
+    candidates = searched.value;
+    freshness = searched.freshness;
+    unwatched = searched.unwatched;
   }
 
   const lines: GrepLine[] = [];
@@ -707,5 +725,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     skipped: { binary, tooLarge, unreadable, timedOut, failed },
     partial: collected.partial,
     warnings,
+    freshness,
+    unwatched,
   };
 }

@@ -6,7 +6,8 @@
  * reached 8 GB of RSS. Depends on `worker` (its protocol).
  */
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startModuleWorker } from "../../io/thread.js";
 import { STOPPED } from "./worker.js";
 
 /**
@@ -57,21 +58,12 @@ export interface GrepPoolStats {
 }
 
 function startThread(current: SharedArrayBuffer): Worker {
-  const built = new URL("./worker.js", import.meta.url);
-  // The parent's flags, less `--input-type` (a host started with `node --input-type=module -e`),
-  // which a worker refuses to start with.
-  const execArgv = process.execArgv.filter((flag) => !flag.startsWith("--input-type"));
   // `trackUnmanagedFds` (Node's default, stated because grep relies on it): the file a worker
   // holds open while its regex runs is closed by Node when the worker is terminated in it.
-  if (!import.meta.url.endsWith(".ts")) {
-    return new Worker(built, { execArgv, trackUnmanagedFds: true, workerData: current });
-  }
-  // Running from the TypeScript sources (the tests): the worker is TypeScript too. tsx's loader
-  // does not carry over into worker threads by itself, so a bootstrap registers it first.
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const source = new URL("./worker.ts", import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); });`;
-  return new Worker(bootstrap, { eval: true, trackUnmanagedFds: true, workerData: current });
+  return startModuleWorker(import.meta.url, "worker", {
+    trackUnmanagedFds: true,
+    workerData: current,
+  });
 }
 
 class WorkerPool {

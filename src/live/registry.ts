@@ -1,0 +1,287 @@
+/**
+ * The process's live trees: one per (canonical root, hidden, gitignore) a long-lived caller
+ * searches with `watch: true` (the `Workspace`, and so `freshfs mcp`), sharing one watcher,
+ * under stated bounds: most trees, most watched directories, most bytes. Where watching cannot
+ * work (not Linux, a network file system) the seed's TTL policy answers instead; where it
+ * cannot be afforded (a watch limit, a budget) every call walks. Depends on `scan/` and
+ * `live/tree`, `live/backend`.
+ */
+import { readFileSync, statfsSync } from "node:fs";
+import { FreshfsError } from "../errors.js";
+import {
+  forceRescan,
+  onScanInvalidation,
+  type ScanOptions,
+  type ScanPolicy,
+  type ScanResult,
+} from "../scan/cache.js";
+import { resolveScanRoot } from "../scan/walk.js";
+import { FsWatchBackend, type WatchBackend } from "./backend.js";
+import { LiveTree } from "./tree.js";
+
+/** The live trees' bounds (environment variables, or `configureLiveTrees`). */
+export interface LiveTreePolicy {
+  /** Watch the roots searched with `watch: true`; off: the TTL cache answers. `FS_LIVE_WATCH` (0/1). @default true on Linux */
+  readonly enabled: boolean;
+  /** Most trees watched; the least recently used goes first. `FS_LIVE_MAX_TREES`. @default 16 */
+  readonly maxTrees: number;
+  /** Most directories watched, over all trees. `FS_LIVE_MAX_WATCHES`. @default half of `fs.inotify.max_user_watches` */
+  readonly maxWatches: number;
+  /** Estimated bytes of all live listings. `FS_LIVE_MAX_BYTES`. @default 536870912 (512 MiB) */
+  readonly maxBytes: number;
+}
+
+let maxWatchesDefault: number | undefined;
+
+function defaultMaxWatches(): number {
+  maxWatchesDefault ??= readMaxWatches();
+  return maxWatchesDefault;
+}
+
+function readMaxWatches(): number {
+  try {
+    const limit = Number(readFileSync("/proc/sys/fs/inotify/max_user_watches", "utf8").trim());
+    if (Number.isSafeInteger(limit) && limit > 0) return Math.floor(limit / 2);
+  } catch {
+    // No /proc: the kernel's default limit, 8,192 on old kernels.
+  }
+  return 4096;
+}
+
+/**
+ * File systems where inotify sees only this machine's changes (network and FUSE mounts): `statfs`
+ * type magic numbers. A tree on one is answered by the TTL policy.
+ */
+const UNWATCHABLE_FILESYSTEMS = new Map<number, string>([
+  [0x6969, "nfs"],
+  [0x517b, "smb"],
+  [0xff534d42, "cifs"],
+  [0xfe534d42, "smb2"],
+  [0x65735546, "fuse"],
+  [0x01021997, "9p"],
+  [0x00c36400, "ceph"],
+  [0x5346414f, "afs"],
+  [0x6a656a63, "virtiofs"],
+  [0x47504653, "gpfs"],
+  [0x0bd00bd0, "lustre"],
+]);
+
+/** How long a tree that could not be watched (a limit reached) is walked before trying again. */
+const RETRY_MS = 60_000;
+
+function keyOf(root: string, policy: ScanPolicy): string {
+  return `${policy.includeHidden ? "h" : "-"}${policy.useGitignore === false ? "-" : "g"}${root}`;
+}
+
+interface Unwatched {
+  readonly reason: string;
+  /** The TTL cache answers (watching cannot work here) rather than a walk per call. */
+  readonly ttl: boolean;
+  readonly until: number;
+}
+
+export class LiveTrees {
+  readonly #trees = new Map<string, LiveTree>();
+  readonly #unwatched = new Map<string, Unwatched>();
+  #backend: WatchBackend | undefined;
+  readonly #makeBackend: () => WatchBackend;
+  #configured: Partial<LiveTreePolicy> | undefined;
+
+  constructor(makeBackend: () => WatchBackend = () => new FsWatchBackend()) {
+    this.#makeBackend = makeBackend;
+    onScanInvalidation((targets) => {
+      for (const tree of this.#trees.values()) {
+        if (targets === undefined) tree.touchAll();
+        else for (const target of targets) tree.touch(target);
+      }
+    });
+  }
+
+  configure(policy: Partial<LiveTreePolicy> | undefined): void {
+    if (policy) {
+      for (const [name, value] of Object.entries(policy)) {
+        if (name === "enabled") {
+          if (value !== undefined && typeof value !== "boolean") {
+            throw new FreshfsError(
+              "INVALID_ARGUMENT",
+              `enabled must be a boolean, not ${String(value)}.`,
+            );
+          }
+        } else if (
+          value !== undefined &&
+          !(Number.isSafeInteger(value) && (value as number) >= 0)
+        ) {
+          throw new FreshfsError(
+            "INVALID_ARGUMENT",
+            `${name} must be a whole number >= 0, not ${String(value)}.`,
+          );
+        }
+      }
+    }
+    this.#configured = policy;
+    this.#unwatched.clear();
+    if (!this.policy().enabled) this.closeAll();
+    else this.#enforce(undefined);
+  }
+
+  policy(): LiveTreePolicy {
+    const number = (name: string, fallback: number) => {
+      const raw = process.env[name]?.trim();
+      if (!raw) return fallback;
+      const value = Number(raw);
+      return Number.isSafeInteger(value) && value >= 0 ? value : fallback;
+    };
+    const flag = process.env.FS_LIVE_WATCH?.trim();
+    const c = this.#configured;
+    return {
+      enabled:
+        c?.enabled ?? (flag === "0" || flag === "false" ? false : process.platform === "linux"),
+      maxTrees: c?.maxTrees ?? number("FS_LIVE_MAX_TREES", 16),
+      maxWatches: c?.maxWatches ?? number("FS_LIVE_MAX_WATCHES", defaultMaxWatches()),
+      maxBytes: c?.maxBytes ?? number("FS_LIVE_MAX_BYTES", 512 * 1024 * 1024),
+    };
+  }
+
+  /**
+   * The listing of `root`, as fresh as the call: from its live tree, or a walk when it cannot
+   * be watched now. Undefined when watching is off or cannot work there: the caller's TTL
+   * policy answers (the result of which says `cached` or `walked`).
+   */
+  async query(
+    root: string,
+    policy: ScanPolicy,
+    options: ScanOptions = {},
+  ): Promise<ScanResult | undefined> {
+    if (!this.policy().enabled) return undefined;
+    const canonical = resolveScanRoot(root);
+    const key = keyOf(canonical, policy);
+    const unwatched = this.#unwatched.get(key) ?? this.#probe(key, canonical);
+    if (unwatched && performance.now() < unwatched.until) {
+      if (unwatched.ttl) return undefined;
+      const walked = await forceRescan(canonical, policy, options);
+      return { ...walked, unwatched: unwatched.reason };
+    }
+    this.#unwatched.delete(key);
+    let tree = this.#trees.get(key);
+    if (!tree) {
+      tree = new LiveTree({
+        root: canonical,
+        includeHidden: policy.includeHidden ?? false,
+        useGitignore: policy.useGitignore ?? true,
+        backend: this.#backend ?? this.#startBackend(),
+        onUnwatchable: (t, reason) => this.#giveUp(key, t, reason),
+        onResize: (t) => this.#enforce(t),
+      });
+      this.#trees.set(key, tree);
+      this.#enforce(undefined);
+    }
+    const result = await tree.query(options.signal, options.onProgress);
+    const dropped = this.#unwatched.get(key);
+    return dropped ? { ...result, unwatched: dropped.reason } : result;
+  }
+
+  /** `LiveTree.peek` for the root's tree, when it is live and quiet; else undefined. */
+  peek(
+    root: string,
+    policy: ScanPolicy,
+    signal: AbortSignal | undefined,
+  ): ReturnType<LiveTree["peek"]> {
+    if (!this.policy().enabled) return undefined;
+    return this.#trees.get(keyOf(resolveScanRoot(root), policy))?.peek(signal);
+  }
+
+  #startBackend(): WatchBackend {
+    this.#backend = this.#makeBackend();
+    return this.#backend;
+  }
+
+  /** Whether the root's file system can be watched at all (checked once per key). */
+  #probe(key: string, root: string): Unwatched | undefined {
+    if (this.#trees.has(key)) return undefined;
+    let type: number | undefined;
+    try {
+      type = statfsSync(root).type;
+    } catch {
+      return undefined;
+    }
+    const name = UNWATCHABLE_FILESYSTEMS.get(type);
+    if (name === undefined) return undefined;
+    const unwatched: Unwatched = {
+      reason: `${root} is on a ${name} file system, whose changes elsewhere inotify cannot see: the TTL policy applies`,
+      ttl: true,
+      until: Number.POSITIVE_INFINITY,
+    };
+    this.#unwatched.set(key, unwatched);
+    return unwatched;
+  }
+
+  #giveUp(key: string, tree: LiveTree, reason: string): void {
+    if (this.#trees.get(key) === tree) this.#trees.delete(key);
+    tree.close();
+    this.#unwatched.set(key, {
+      reason: `${reason}: every call walks until ${RETRY_MS / 1000} s have passed`,
+      ttl: false,
+      until: performance.now() + RETRY_MS,
+    });
+  }
+
+  /** Keeps the trees within their bounds; `grown` is the tree that just changed size. */
+  #enforce(grown: LiveTree | undefined): void {
+    const { maxTrees, maxWatches, maxBytes } = this.policy();
+    const byAge = [...this.#trees.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    let bytes = 0;
+    let watches = 0;
+    for (const [, tree] of byAge) {
+      bytes += tree.bytes;
+      watches += tree.watchCount;
+    }
+    for (const [key, tree] of byAge) {
+      if (this.#trees.size <= maxTrees && bytes <= maxBytes && watches <= maxWatches) break;
+      if (tree === grown) continue;
+      this.#trees.delete(key);
+      bytes -= tree.bytes;
+      watches -= tree.watchCount;
+      tree.close();
+    }
+    if (grown && (grown.bytes > maxBytes || grown.watchCount > maxWatches)) {
+      const key = [...this.#trees].find(([, t]) => t === grown)?.[0];
+      const reason =
+        grown.watchCount > maxWatches
+          ? `${grown.root} has ${grown.watchCount} directories to watch, over the budget of ${maxWatches} (FS_LIVE_MAX_WATCHES)`
+          : `the listing of ${grown.root} (~${Math.round(grown.bytes / 1048576)} MiB) is over the budget of ${Math.round(maxBytes / 1048576)} MiB (FS_LIVE_MAX_BYTES)`;
+      if (key !== undefined) this.#giveUp(key, grown, reason);
+    }
+  }
+
+  /** Stops every tree (watching turned off, or a test's cleanup). */
+  closeAll(): void {
+    for (const tree of this.#trees.values()) tree.close();
+    this.#trees.clear();
+  }
+
+  /** What is watched: for tests and `freshfs` diagnostics. */
+  get stats(): { trees: number; watches: number; bytes: number; entries: number } {
+    let watches = 0;
+    let bytes = 0;
+    let entries = 0;
+    for (const tree of this.#trees.values()) {
+      watches += tree.watchCount;
+      bytes += tree.bytes;
+      entries += tree.size;
+    }
+    return { trees: this.#trees.size, watches, bytes, entries };
+  }
+}
+
+/** The process's live trees. */
+export const liveTrees = new LiveTrees();
+
+/** Sets the live trees' bounds in code, instead of the environment; `undefined` returns to it. */
+export function configureLiveTrees(policy: Partial<LiveTreePolicy> | undefined): void {
+  liveTrees.configure(policy);
+}
+
+/** The bounds in force. */
+export function liveTreePolicy(): LiveTreePolicy {
+  return liveTrees.policy();
+}
