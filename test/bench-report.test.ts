@@ -64,6 +64,8 @@ describe("npm run bench -- --quick", () => {
       "glob.svg",
       "grep.svg",
       "guard.svg",
+      "live-change.svg",
+      "live-glob.svg",
       "scan.svg",
       "tools.svg",
     ]);
@@ -73,7 +75,7 @@ describe("npm run bench -- --quick", () => {
     }
     expect(report.page).toMatch(/Machine: \d+ × .+, \d+ GiB, Node\.js v\d+/);
     expect(report.page).toContain("Quick mode");
-    for (const suite of ["guard", "scan", "search", "tools"]) {
+    for (const suite of ["guard", "scan", "search", "live", "tools"]) {
       expect(report.page).toContain(`(\`bench/${suite}.ts\`)`);
     }
     // Medians with the fastest and slowest run beside them.

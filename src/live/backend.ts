@@ -25,7 +25,12 @@ export type WatchedReport =
 export type WatcherRequest =
   | { readonly op: "watch"; readonly id: number; readonly paths: readonly string[] }
   | { readonly op: "unwatch"; readonly paths: readonly string[] }
-  | { readonly op: "sync"; readonly id: number };
+  | { readonly op: "sync"; readonly id: number }
+  /**
+   * Holds the thread for `ms` (the kernel queues events meanwhile): how the tests make the
+   * kernel's queue overflow for real, to prove the overflow is seen.
+   */
+  | { readonly op: "stall"; readonly ms: number; readonly release: SharedArrayBuffer };
 
 /** Messages from it. */
 export type WatcherReport =
@@ -89,8 +94,6 @@ export class FsWatchBackend implements WatchBackend {
   #start(): Worker {
     if (this.#thread) return this.#thread;
     const thread = startModuleWorker(import.meta.url, "watcher-thread", {});
-    // Watching must not keep a script alive; a pending sync refs the thread while it waits.
-    thread.unref();
     thread.on("message", (report: WatcherReport) => this.#receive(report));
     const fail = (reason: string) => {
       if (this.#thread !== thread) return;
@@ -104,6 +107,9 @@ export class FsWatchBackend implements WatchBackend {
     };
     thread.on("error", (error) => fail(`the watcher's thread failed (${error.message})`));
     thread.on("exit", (code) => fail(`the watcher's thread exited (${code})`));
+    // Watching must not keep a script alive; a pending sync refs the thread while it waits.
+    // After the listeners: adding one refs the thread's port again.
+    thread.unref();
     this.#thread = thread;
     return thread;
   }
@@ -184,6 +190,20 @@ export class FsWatchBackend implements WatchBackend {
       gone.push(dir);
     }
     if (gone.length > 0 && this.#thread) this.#post({ op: "unwatch", paths: gone });
+  }
+
+  /**
+   * Holds the watcher's thread for up to `ms`, until the returned function is called: for tests
+   * (see `WatcherRequest`).
+   */
+  stall(ms: number): () => void {
+    const release = new SharedArrayBuffer(4);
+    this.#post({ op: "stall", ms, release });
+    return () => {
+      const flag = new Int32Array(release);
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+    };
   }
 
   sync(signal?: AbortSignal): Promise<void> {

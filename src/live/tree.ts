@@ -154,6 +154,33 @@ function applyEdits<T>(items: readonly T[], edits: Edit<T>[]): T[] {
   return ([] as T[]).concat(...parts);
 }
 
+/** A nested repository's sources, when `dir` is the top of one. */
+function nestedSources(dir: WalkedDirectory): readonly string[] {
+  const repository = dir.frame.ignore?.repository;
+  return repository && repository.root === dir.frame.absolute && dir.frame.rel !== ""
+    ? repository.sources
+    : [];
+}
+
+/**
+ * Watches for `file` in `sources`: its nearest existing directory, with the name that leads to
+ * it (so that making the missing directories is seen too).
+ */
+function addSource(sources: Map<string, Set<string>>, file: string): void {
+  let dir = dirname(file);
+  let name = basename(file);
+  while (!isDirectory(dir) && dirname(dir) !== dir) {
+    name = basename(dir);
+    dir = dirname(dir);
+  }
+  let names = sources.get(dir);
+  if (!names) {
+    names = new Set();
+    sources.set(dir, names);
+  }
+  names.add(name);
+}
+
 /** Names whose change re-derives the rules of the directory holding them. */
 const RULE_NAMES = new Set([".gitignore", ".ignore", ".git"]);
 
@@ -227,8 +254,8 @@ export class LiveTree implements WatchSubscriber {
   /** Watched places outside the listing: directory → names whose change means "rescan". */
   #sources = new Map<string, Set<string>>();
   #sourcePrints = new Map<string, string>();
-  #sourcesUnconfirmed = new Set<string>();
-  #sourceRequest = 0;
+  /** Source directories whose watch is not yet confirmed → the request that confirms it. */
+  #sourcesUnconfirmed = new Map<string, number>();
   /** Changes not yet applied: directory (relative) → name → kinds seen (1 rename, 2 change). */
   #pending = new Map<string, Map<string, number>>();
   #pendingNames = 0;
@@ -470,40 +497,38 @@ export class LiveTree implements WatchSubscriber {
    */
   #watchSources(rootSources: readonly string[], walked: Map<string, WalkedDirectory>): void {
     const files = new Set(rootSources);
-    for (const dir of walked.values()) {
-      const repository = dir.frame.ignore?.repository;
-      if (repository && repository.root === dir.frame.absolute && dir.frame.rel !== "") {
-        for (const source of repository.sources) files.add(source);
-      }
-    }
+    for (const dir of walked.values()) for (const source of nestedSources(dir)) files.add(source);
     const sources = new Map<string, Set<string>>();
-    const add = (dir: string, name: string) => {
-      let names = sources.get(dir);
-      if (!names) {
-        names = new Set();
-        sources.set(dir, names);
-      }
-      names.add(name);
-    };
     const prints = new Map<string, string>();
     for (const file of files) {
       prints.set(file, fingerprint(file));
-      let dir = dirname(file);
-      let name = basename(file);
-      while (!isDirectory(dir) && dirname(dir) !== dir) {
-        name = basename(dir);
-        dir = dirname(dir);
-      }
-      add(dir, name);
+      addSource(sources, file);
     }
-    if (dirname(this.root) !== this.root) add(dirname(this.root), basename(this.root));
+    if (dirname(this.root) !== this.root) addSource(sources, this.root);
     const old = [...this.#sources.keys()].filter((dir) => !sources.has(dir));
     this.#backend.unwatch(this, old);
     this.#sources = sources;
     this.#sourcePrints = prints;
-    this.#sourcesUnconfirmed = new Set(sources.keys());
-    this.#sourceRequest = this.#backend.nextRequest();
-    this.#backend.watch(this, [...sources.keys()], this.#sourceRequest);
+    const request = this.#backend.nextRequest();
+    this.#sourcesUnconfirmed = new Map([...sources.keys()].map((dir) => [dir, request]));
+    this.#backend.watch(this, [...sources.keys()], request);
+  }
+
+  /** Sources of a repository found by a walk below the root (a `git init` in a subdirectory). */
+  #addSources(files: readonly string[]): void {
+    const added = new Map<string, Set<string>>();
+    for (const file of files) {
+      this.#sourcePrints.set(file, fingerprint(file));
+      addSource(added, file);
+    }
+    const request = this.#backend.nextRequest();
+    for (const [dir, names] of added) {
+      const known = this.#sources.get(dir);
+      if (known) for (const name of names) known.add(name);
+      else this.#sources.set(dir, names);
+      this.#sourcesUnconfirmed.set(dir, request);
+    }
+    this.#backend.watch(this, [...added.keys()], request);
   }
 
   #recount(): void {
@@ -577,7 +602,9 @@ export class LiveTree implements WatchSubscriber {
   }
 
   onWatched(report: WatchedReport, request: number): void {
-    if (request >= this.#sourceRequest && this.#sourcesUnconfirmed.delete(report.path)) {
+    const awaited = this.#sourcesUnconfirmed.get(report.path);
+    if (awaited !== undefined && request >= awaited) {
+      this.#sourcesUnconfirmed.delete(report.path);
       if (report.code !== undefined && UNWATCHABLE.has(report.code)) {
         this.#options.onUnwatchable(this, `cannot watch ${report.path} (${report.code})`);
         return;
@@ -666,12 +693,12 @@ export class LiveTree implements WatchSubscriber {
         if (rel === "") return false;
         const parent = this.#dirs.get(dirname(rel) === "." ? "" : dirname(rel));
         if (!parent) return false;
-        await this.#change(batch, parent, basename(rel), 1, signal, undefined, true);
+        await this.#change(batch, parent, basename(rel), signal, undefined);
         continue;
       }
-      for (const [name, kind] of names) {
+      for (const name of names.keys()) {
         const known = types?.has(name) ? { type: types.get(name) } : undefined;
-        await this.#change(batch, state, name, kind, signal, known, false);
+        await this.#change(batch, state, name, signal, known);
       }
     }
     this.#commit(batch);
@@ -707,28 +734,22 @@ export class LiveTree implements WatchSubscriber {
   /**
    * Looks at `name` in directory `state` again and records the edits that bring the listing to
    * what it is now. `known`: its type from a readdir just made (undefined type: gone).
-   * `rederive`: walk it again even if it is still the same directory (its rules changed).
    */
   async #change(
     batch: Batch,
     state: DirState,
     name: string,
-    kind: number,
     signal: AbortSignal | undefined,
     known: { type: EntryType | undefined } | undefined,
-    rederive: boolean,
   ): Promise<void> {
     const frame = state.frame;
     const rel = `${frame.prefix}${name}`;
     const absolute = `${frame.absolute}/${name}`;
     let type: EntryType | undefined;
-    let ino = -1;
     if (known) type = known.type;
     else {
       try {
-        const stats = lstatSync(absolute);
-        type = typeOf(stats);
-        ino = stats.ino;
+        type = typeOf(lstatSync(absolute));
       } catch {
         type = undefined;
       }
@@ -741,17 +762,8 @@ export class LiveTree implements WatchSubscriber {
     const old = entries[at]?.path === rel ? (entries[at] as ScanEntry) : undefined;
     const sAt = lowerBound(skipped, rel);
     const oldSkip = skipped[sAt]?.path === rel ? (skipped[sAt] as SkippedFile) : undefined;
-    // Still the same watched directory, only its attributes changed: nothing to do.
-    if (
-      !rederive &&
-      old?.type === "dir" &&
-      type === "dir" &&
-      verdict === LISTED &&
-      kind === 2 &&
-      this.#dirs.get(rel)?.ino === ino
-    ) {
-      return;
-    }
+    // A directory named by an event is walked again, whatever the event: it may be another
+    // directory by now (even under a reused inode number), or one no longer readable (chmod).
     let end = old ? at + 1 : at;
     let sEnd = oldSkip ? sAt + 1 : sAt;
     if (old?.type === "dir") {
@@ -829,6 +841,8 @@ export class LiveTree implements WatchSubscriber {
         this.#watched.delete(state.frame.absolute);
       }
     }
+    const nested = [...added.values()].flatMap((dir) => nestedSources(dir));
+    if (nested.length > 0) this.#addSources(nested);
     const watch: string[] = [];
     const request = this.#backend.nextRequest();
     for (const [rel, dir] of added) {

@@ -138,6 +138,9 @@ port.on("message", (request: WatcherRequest) => {
         watcher.close();
       }
       return;
+    case "stall":
+      Atomics.wait(new Int32Array(request.release), 0, 0, request.ms);
+      return;
     case "sync":
       // Answered at the end of this turn: by then libuv has read the inotify queue, which holds
       // every change that completed before this message was sent (the kernel queues an event

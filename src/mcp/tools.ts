@@ -64,6 +64,15 @@ const withoutTextOrLongDiff = (result: Record<string, unknown>) => {
   return rest;
 };
 
+// Which mode answered a search: `live` (the watched tree, synced for this call: every change
+// made before the call is in it), `walked` (a walk for this call) or `cached` (the TTL cache,
+// where the tree cannot be watched).
+const FRESHNESS = z
+  .enum(["live", "walked", "cached"])
+  .describe(
+    "live: watched and synced for this call; walked: walked for it; cached: the TTL cache.",
+  );
+
 // The skipped files a grep's structured content names (the text names fewer, and counts them).
 const SKIPPED_LISTED = 100;
 const warnings = z.array(z.string());
@@ -207,7 +216,12 @@ export const TOOLS: readonly ToolSpec[] = [
       limit: count().optional().describe(`Most paths returned. Default ${GLOB_DEFAULT_LIMIT}.`),
       offset: count().optional().describe("Paths to skip first. Default 0."),
     }),
-    output: z.object({ files: z.array(z.string()), total: z.number(), truncated: z.boolean() }),
+    output: z.object({
+      files: z.array(z.string()),
+      total: z.number(),
+      truncated: z.boolean(),
+      freshness: FRESHNESS,
+    }),
     readOnly: true,
     call: (ws, args, call) => ws.glob(args, call),
     structured: withoutText,
@@ -252,6 +266,7 @@ export const TOOLS: readonly ToolSpec[] = [
       partial: z.boolean(),
       skipped: z.array(z.string()),
       skippedTotal: z.number(),
+      freshness: FRESHNESS,
     }),
     readOnly: true,
     call: (ws, args, call) => ws.grep(args, call),
@@ -276,6 +291,7 @@ export const TOOLS: readonly ToolSpec[] = [
       ),
       total: z.number(),
       truncated: z.boolean(),
+      freshness: FRESHNESS,
     }),
     readOnly: true,
     call: (ws, args, call) => ws.find(args, call),

@@ -7,6 +7,7 @@
 import { lstatSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { elided, FreshfsError } from "../errors.js";
+import type { Freshness } from "../scan/cache.js";
 import { fuzzyFind } from "../search/fuzzy.js";
 import { glob } from "../search/glob.js";
 import { formatGrepLines } from "../search/grep/format.js";
@@ -41,6 +42,8 @@ export interface GlobToolResult {
   /** Matches before the limit. */
   readonly total: number;
   readonly truncated: boolean;
+  /** Which mode answered (the weakest over the roots searched): `live`, `walked` or `cached`. */
+  readonly freshness: Freshness;
   readonly text: string;
 }
 
@@ -91,6 +94,8 @@ export interface GrepToolResult {
   readonly partial: boolean;
   /** Files not searched: the regex ran too long on them, or they could not be read or are too large. */
   readonly skipped: readonly string[];
+  /** Which mode answered (the weakest over the roots searched): `live`, `walked` or `cached`. */
+  readonly freshness: Freshness;
   readonly text: string;
 }
 
@@ -109,7 +114,16 @@ export interface FindToolResult {
   readonly matches: readonly { path: string; type: "file" | "dir" | "symlink"; score: number }[];
   readonly total: number;
   readonly truncated: boolean;
+  /** Which mode answered (the weakest over the roots searched): `live`, `walked` or `cached`. */
+  readonly freshness: Freshness;
   readonly text: string;
+}
+
+const STRENGTH: Record<Freshness, number> = { live: 2, walked: 1, cached: 0 };
+
+/** The weaker of two modes: an answer over several roots is as fresh as its stalest part. */
+function weakest(a: Freshness, b: Freshness): Freshness {
+  return STRENGTH[a] <= STRENGTH[b] ? a : b;
 }
 
 /** The directories to search: the `path` given (confined), else every root. */
@@ -175,6 +189,7 @@ export async function globTool(
   const offset = args.integer("offset") ?? 0;
   const bases = searchRoots(context, path);
   const perRoot: { items: { path: string; mtimeMs: number }[]; total: number }[] = [];
+  let freshness: Freshness = "live";
   for (const base of bases) {
     // Newest first, as Claude Code's Glob: the files an agent is working on come up top.
     // Hidden entries only when the pattern names one (`.github/**`), as rg --files and fd.
@@ -188,6 +203,7 @@ export async function globTool(
       onProgress: call.onProgress,
     });
     assertSearchedAt(base, result.root);
+    freshness = weakest(freshness, result.freshness);
     perRoot.push({
       items: result.matches.map((m) => ({
         path: shownUnder(context, result.root, m),
@@ -217,7 +233,7 @@ export async function globTool(
       ? [noneFound(`No files match ${elided(pattern)}`, offset, total)]
       : [...files];
   if (truncated) lines.push("", pageNote(files.length, total, offset, "files"));
-  return { files, total, truncated, text: lines.join("\n") };
+  return { files, total, truncated, freshness, text: lines.join("\n") };
 }
 
 function mtimeOf(root: string, relative: string): number {
@@ -254,6 +270,7 @@ export async function findTool(
   const limit = args.integer("limit", [], { min: 1 }) ?? FIND_DEFAULT_LIMIT;
   const scored: { path: string; type: "file" | "dir" | "symlink"; score: number }[] = [];
   let total = 0;
+  let freshness: Freshness = "live";
   for (const base of searchRoots(context, path)) {
     const result = await fuzzyFind(query, {
       path: base,
@@ -264,6 +281,7 @@ export async function findTool(
       onProgress: call.onProgress,
     });
     assertSearchedAt(base, result.root);
+    freshness = weakest(freshness, result.freshness);
     total += result.totalMatches;
     for (const match of result.matches) {
       scored.push({
@@ -285,7 +303,7 @@ export async function findTool(
       "",
       `(Showing the best ${matches.length} of ${total} matches; a longer query narrows them.)`,
     );
-  return { matches, total, truncated, text: lines.join("\n") };
+  return { matches, total, truncated, freshness, text: lines.join("\n") };
 }
 
 const OUTPUT_MODES: readonly GrepOutputMode[] = ["content", "files_with_matches", "count"];
@@ -322,6 +340,7 @@ export async function grepTool(
   let partial = false;
   const skipped: string[] = [];
   const notes: string[] = [];
+  let freshness: Freshness = "live";
   for (const base of searchRoots(context, path)) {
     const result: GrepResult = await grepConfined(pattern, {
       path: base,
@@ -343,6 +362,7 @@ export async function grepTool(
       onProgress: call.onProgress,
     });
     assertSearchedAt(base, result.root);
+    freshness = weakest(freshness, result.freshness);
     // Relative to the directory searched (a file's own directory when `path` is a file).
     const name = (p: string) => shownUnder(context, result.root, p);
     perLines.push({
@@ -436,6 +456,7 @@ export async function grepTool(
     truncated: shown.truncated,
     partial,
     skipped,
+    freshness,
     text,
   };
 }
