@@ -777,7 +777,7 @@ describe("edit: files that are not editable text", () => {
 
 describe("edit: the scan cache", () => {
   it("a grep with the cache on right after an edit sees the edited content", async () => {
-    const { ws } = await setup({ "a.txt": "alpha\n", "b.txt": "beta\n" }, { cache: true });
+    const { ws } = await setup({ "a.txt": "alpha\n", "b.txt": "beta\n" }, { cache: true, watch: false });
     expect((await ws.grep({ pattern: "gamma" })).files).toEqual([]);
     await ws.read({ file_path: "a.txt" });
     await ws.edit({ file_path: "a.txt", old_string: "alpha", new_string: "gamma" });
@@ -787,7 +787,7 @@ describe("edit: the scan cache", () => {
   });
 
   it("a grep with the cache on right after an edit that creates a file lists it", async () => {
-    const { ws } = await setup({ "a.txt": "alpha\n" }, { cache: true });
+    const { ws } = await setup({ "a.txt": "alpha\n" }, { cache: true, watch: false });
     expect((await ws.grep({ pattern: "needle" })).files).toEqual([]);
     expect((await ws.glob({ pattern: "**/*.txt" })).files).toEqual(["a.txt"]);
     await ws.edit({ file_path: "new/created.txt", old_string: "", new_string: "needle\n" });

@@ -107,7 +107,8 @@ describe("delete", () => {
 
   it("is seen by glob and grep with the cache on, right after", async () => {
     const root = await tempTree({ "src/a.ts": "needle\n", "src/b.ts": "needle\n" });
-    const ws = workspace(root);
+    // Unwatched (the TTL policy): only the invalidation after the delete can make it seen.
+    const ws = workspace(root, { watch: false });
     expect((await ws.glob({ pattern: "**/*.ts" })).files).toEqual(
       expect.arrayContaining(["src/a.ts", "src/b.ts"]),
     );
@@ -483,7 +484,8 @@ describe("rename", () => {
 
   it("is seen by glob with the cache on right after: new name listed, old name gone", async () => {
     const root = await tempTree({ "src/a.ts": "x\n", "lib/keep.ts": "y\n" });
-    const ws = workspace(root);
+    // Unwatched (the TTL policy): only the invalidations after the rename can make it seen.
+    const ws = workspace(root, { watch: false });
     // Warm listings of the whole root and of each side's directory.
     expect([...(await ws.glob({ pattern: "**/*.ts" })).files].sort()).toEqual([
       "lib/keep.ts",

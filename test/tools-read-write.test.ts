@@ -684,7 +684,7 @@ describe("write: the scan cache", () => {
 
   it("a glob right after a write sees the new file", async () => {
     const root = await tempTree({ "a.txt": "a\n" });
-    const ws = new Workspace({ roots: root, cache: true });
+    const ws = new Workspace({ roots: root, cache: true, watch: false });
     expect((await ws.glob({ pattern: "**/*.txt" })).files).toEqual(["a.txt"]);
     await ws.write({ file_path: "sub/b.txt", content: "b\n" });
     expect([...(await ws.glob({ pattern: "**/*.txt" })).files].sort()).toEqual([
@@ -695,7 +695,7 @@ describe("write: the scan cache", () => {
 
   it("a grep right after a write sees the new file and the new content", async () => {
     const root = await tempTree({ "a.txt": "needle\n", "b.txt": "hay\n" });
-    const ws = new Workspace({ roots: root, cache: true });
+    const ws = new Workspace({ roots: root, cache: true, watch: false });
     expect((await ws.grep({ pattern: "needle" })).files).toEqual(["a.txt"]);
     await ws.write({ file_path: "c.txt", content: "a needle too\n" });
     await ws.read({ file_path: "b.txt" });

@@ -1,7 +1,7 @@
 /**
  * End to end: an agent session through `Workspace` against a real git repository, with the scan
- * cache on (and a lifetime long enough that only the tools' own invalidation can explain fresh
- * search results). Searches, reads and edits; an editor and git change files behind the
+ * cache on, unwatched (the TTL policy, with a lifetime long enough that only the tools' own
+ * invalidation can explain fresh search results; test/live-tree.test.ts has the watched one). Searches, reads and edits; an editor and git change files behind the
  * session's back; the guard refuses (strict) or warns (warn) exactly when the bytes differ.
  */
 import { execFileSync } from "node:child_process";
@@ -83,7 +83,7 @@ function sorted(list: readonly string[]): string[] {
 /** The start of the session: glob and grep (filling the cache), then a read of src/app.ts. */
 async function startSession(policy: GuardPolicy): Promise<{ repo: Repo; ws: Workspace }> {
   const repo = await project();
-  const ws = new Workspace({ roots: repo.dir, policy });
+  const ws = new Workspace({ roots: repo.dir, policy, watch: false });
   expect(sorted((await ws.glob({ pattern: "**/*" })).files)).toEqual([
     "README.md",
     "src/app.ts",
