@@ -15,6 +15,7 @@ const SUITES = [
   "ignore-fuzz",
   "load",
   "mcp-flood",
+  "freshness",
 ];
 
 const { positionals } = parseArgs({ allowPositionals: true });

@@ -53,7 +53,9 @@ function skippedOf(result: ScanResult): string[] {
 async function exact(trees: LiveTrees, root: string, policy: ScanPolicy = {}): Promise<ScanResult> {
   const answer = (await trees.query(root, policy)) as ScanResult;
   const walk = await forceRescan(root, policy);
-  expect(listed(answer)).toEqual(listed(walk));
+  expect(listed(answer), `answered ${answer.freshness}: ${JSON.stringify(listed(answer))}`).toEqual(
+    listed(walk),
+  );
   expect(skippedOf(answer)).toEqual(skippedOf(walk));
   return answer;
 }

@@ -777,7 +777,10 @@ describe("edit: files that are not editable text", () => {
 
 describe("edit: the scan cache", () => {
   it("a grep with the cache on right after an edit sees the edited content", async () => {
-    const { ws } = await setup({ "a.txt": "alpha\n", "b.txt": "beta\n" }, { cache: true, watch: false });
+    const { ws } = await setup(
+      { "a.txt": "alpha\n", "b.txt": "beta\n" },
+      { cache: true, watch: false },
+    );
     expect((await ws.grep({ pattern: "gamma" })).files).toEqual([]);
     await ws.read({ file_path: "a.txt" });
     await ws.edit({ file_path: "a.txt", old_string: "alpha", new_string: "gamma" });

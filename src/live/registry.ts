@@ -83,6 +83,8 @@ interface Unwatched {
 export class LiveTrees {
   readonly #trees = new Map<string, LiveTree>();
   readonly #unwatched = new Map<string, Unwatched>();
+  /** Trees dropped for another's budget: the next answer for the key says so. */
+  readonly #evicted = new Map<string, string>();
   #backend: WatchBackend | undefined;
   readonly #makeBackend: () => WatchBackend;
   #configured: Partial<LiveTreePolicy> | undefined;
@@ -170,14 +172,16 @@ export class LiveTrees {
         useGitignore: policy.useGitignore ?? true,
         backend: this.#backend ?? this.#startBackend(),
         onUnwatchable: (t, reason) => this.#giveUp(key, t, reason),
-        onResize: (t) => this.#enforce(t),
+        onResize: (t, adding) => this.#enforce(t, adding),
       });
       this.#trees.set(key, tree);
       this.#enforce(undefined);
     }
+    const evicted = this.#evicted.get(key);
+    this.#evicted.delete(key);
     const result = await tree.query(options.signal, options.onProgress);
-    const dropped = this.#unwatched.get(key);
-    return dropped ? { ...result, unwatched: dropped.reason } : result;
+    const dropped = this.#unwatched.get(key)?.reason ?? evicted;
+    return dropped ? { ...result, unwatched: dropped } : result;
   }
 
   /** `LiveTree.peek` for the root's tree, when it is live and quiet; else undefined. */
@@ -225,29 +229,33 @@ export class LiveTrees {
     });
   }
 
-  /** Keeps the trees within their bounds; `grown` is the tree that just changed size. */
-  #enforce(grown: LiveTree | undefined): void {
+  /**
+   * Keeps the trees within their bounds; `grown` is the tree that just changed size and is
+   * about to watch `adding` more directories. Watches are counted once per directory, however
+   * many trees watch it (glob's and grep's trees of a root watch the same ones); `adding` may
+   * count some already watched, so the budget errs on the safe side.
+   */
+  #enforce(grown: LiveTree | undefined, adding = 0): void {
     const { maxTrees, maxWatches, maxBytes } = this.policy();
+    const watches = () => (this.#backend?.watchCount ?? 0) + adding;
+    const bytes = () => [...this.#trees.values()].reduce((sum, tree) => sum + tree.bytes, 0);
     const byAge = [...this.#trees.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-    let bytes = 0;
-    let watches = 0;
-    for (const [, tree] of byAge) {
-      bytes += tree.bytes;
-      watches += tree.watchCount;
-    }
     for (const [key, tree] of byAge) {
-      if (this.#trees.size <= maxTrees && bytes <= maxBytes && watches <= maxWatches) break;
+      if (this.#trees.size <= maxTrees && bytes() <= maxBytes && watches() <= maxWatches) break;
       if (tree === grown) continue;
       this.#trees.delete(key);
-      bytes -= tree.bytes;
-      watches -= tree.watchCount;
       tree.close();
+      this.#evicted.set(
+        key,
+        "dropped to keep the live trees within their budgets (FS_LIVE_MAX_TREES, FS_LIVE_MAX_WATCHES, FS_LIVE_MAX_BYTES): walked again",
+      );
     }
-    if (grown && (grown.bytes > maxBytes || grown.watchCount > maxWatches)) {
+    if (grown && (grown.bytes > maxBytes || watches() > maxWatches)) {
       const key = [...this.#trees].find(([, t]) => t === grown)?.[0];
+      const count = grown.watchCount;
       const reason =
-        grown.watchCount > maxWatches
-          ? `${grown.root} has ${grown.watchCount} directories to watch, over the budget of ${maxWatches} (FS_LIVE_MAX_WATCHES)`
+        watches() > maxWatches
+          ? `${grown.root} has ${count} directories to watch, over the budget of ${maxWatches} (FS_LIVE_MAX_WATCHES)`
           : `the listing of ${grown.root} (~${Math.round(grown.bytes / 1048576)} MiB) is over the budget of ${Math.round(maxBytes / 1048576)} MiB (FS_LIVE_MAX_BYTES)`;
       if (key !== undefined) this.#giveUp(key, grown, reason);
     }
@@ -261,14 +269,13 @@ export class LiveTrees {
 
   /** What is watched: for tests and `freshfs` diagnostics. */
   get stats(): { trees: number; watches: number; bytes: number; entries: number } {
-    let watches = 0;
     let bytes = 0;
     let entries = 0;
     for (const tree of this.#trees.values()) {
-      watches += tree.watchCount;
       bytes += tree.bytes;
       entries += tree.size;
     }
+    const watches = this.#backend?.watchCount ?? 0;
     return { trees: this.#trees.size, watches, bytes, entries };
   }
 }

@@ -30,6 +30,7 @@ import type { ScanResult } from "../scan/cache.js";
 import {
   type DirectoryFrame,
   type EntryType,
+  entryKinds,
   judge,
   LISTED,
   type Listing,
@@ -230,8 +231,11 @@ export interface LiveTreeOptions {
   readonly backend: WatchBackend;
   /** A watch could not be set up for a reason that will not pass by itself (ENOSPC, EMFILE). */
   readonly onUnwatchable: (tree: LiveTree, reason: string) => void;
-  /** The listing grew or shrank: the registry checks its budgets. */
-  readonly onResize: (tree: LiveTree) => void;
+  /**
+   * The listing grew or shrank, and is about to watch `adding` more directories: the registry
+   * checks its budgets (and may close the tree).
+   */
+  readonly onResize: (tree: LiveTree, adding: number) => void;
 }
 
 /** Watch failures that mean "not here, not now": the tree falls back to walking. */
@@ -243,6 +247,7 @@ export class LiveTree implements WatchSubscriber {
   readonly useGitignore: boolean;
   readonly #backend: WatchBackend;
   readonly #options: LiveTreeOptions;
+  readonly #kinds: ReturnType<typeof entryKinds>;
 
   #entries: ScanEntry[] = [];
   #skipped: SkippedFile[] = [];
@@ -280,6 +285,7 @@ export class LiveTree implements WatchSubscriber {
     this.useGitignore = options.useGitignore;
     this.#backend = options.backend;
     this.#options = options;
+    this.#kinds = entryKinds(options.root);
   }
 
   get status(): LiveStatus {
@@ -385,6 +391,8 @@ export class LiveTree implements WatchSubscriber {
     if (this.#pendingNames > 0) {
       const applied = await this.#apply(signal);
       if (!applied) return this.#rebuild(true, signal, onProgress);
+      // Given up by the registry while applying (a budget exceeded): its listing is gone.
+      if (this.#closed) return this.#plainWalk(signal, onProgress);
     }
     if (this.#status === "starting" && this.#unconfirmed === 0) this.#status = "live";
     return this.#snapshot("live");
@@ -481,10 +489,10 @@ export class LiveTree implements WatchSubscriber {
     this.#recount();
     this.#status = "starting";
     for (const path of gone) this.#watched.delete(path);
-    this.#backend.unwatch(this, gone);
+    this.#release(gone);
     for (const path of fresh) this.#watched.add(path);
     // Within its budgets before a single watch is set up (the registry may close it here).
-    this.#options.onResize(this);
+    this.#options.onResize(this, fresh.length);
     if (this.#closed) return { ...listing, cacheAgeMs: 0, freshness: "walked" };
     this.#backend.watch(this, fresh, request);
     this.#watchSources(rootSources, walked);
@@ -506,12 +514,23 @@ export class LiveTree implements WatchSubscriber {
     }
     if (dirname(this.root) !== this.root) addSource(sources, this.root);
     const old = [...this.#sources.keys()].filter((dir) => !sources.has(dir));
-    this.#backend.unwatch(this, old);
     this.#sources = sources;
+    this.#release(old);
     this.#sourcePrints = prints;
     const request = this.#backend.nextRequest();
     this.#sourcesUnconfirmed = new Map([...sources.keys()].map((dir) => [dir, request]));
     this.#backend.watch(this, [...sources.keys()], request);
+  }
+
+  /**
+   * Stops watching `dirs` that neither role needs any more: a nested repository's top is both a
+   * listed directory and the place of its `.git`, and the backend holds one subscription.
+   */
+  #release(dirs: readonly string[]): void {
+    this.#backend.unwatch(
+      this,
+      dirs.filter((dir) => !this.#watched.has(dir) && !this.#sources.has(dir)),
+    );
   }
 
   /** Sources of a repository found by a walk below the root (a `git init` in a subdirectory). */
@@ -781,7 +800,7 @@ export class LiveTree implements WatchSubscriber {
     let newSkipped: SkippedFile[] = [];
     const addedBefore = batch.addedDirs.length;
     if (verdict === LISTED && type !== undefined) {
-      newEntries.push(new ScanEntry(this.root, rel, type));
+      newEntries.push(new ScanEntry(this.#kinds[type], rel));
       if (type === "dir") {
         const walked: WalkedDirectory[] = [];
         const listing: Listing = await walkTree(this.root, {
@@ -851,9 +870,9 @@ export class LiveTree implements WatchSubscriber {
       this.#watched.add(dir.frame.absolute);
       watch.push(dir.frame.absolute);
     }
-    this.#backend.unwatch(this, unwatch);
+    this.#release(unwatch);
     this.#bytes += batch.bytes;
-    this.#options.onResize(this);
+    this.#options.onResize(this, watch.length);
     if (!this.#closed) this.#backend.watch(this, watch, request);
   }
 }

@@ -42,7 +42,6 @@ const watchers = new Map<string, FSWatcher>();
 let pending: (string | number)[] = [];
 let burst = 0;
 let flushScheduled = false;
-const syncs: number[] = [];
 const queue: { readonly path: string; readonly id: number }[] = [];
 let draining = false;
 
@@ -50,7 +49,7 @@ function send(report: WatcherReport): void {
   port?.postMessage(report);
 }
 
-/** At the end of the turn that brought the burst: send it, answer the syncs that waited for it. */
+/** At the end of the turn that brought the burst: send it. */
 function flush(): void {
   flushScheduled = false;
   if (burst >= THRESHOLD) send({ op: "overflow", events: burst });
@@ -59,7 +58,22 @@ function flush(): void {
     send({ op: "events", events: pending });
     pending = [];
   }
-  for (const id of syncs.splice(0)) send({ op: "synced", id });
+}
+
+/**
+ * Answers `ids` at the end of the loop turn after this one. The poll phase that brought their
+ * messages may have begun before the changes they wait for (Node drains every message queued
+ * on a port in one go, so one that arrived while this thread was busy is read without a new
+ * look at the inotify queue); the next turn's poll begins after they arrived, so it reads
+ * every event the kernel queued before they were sent.
+ */
+function answerNextTurn(ids: number[]): void {
+  setImmediate(() =>
+    setImmediate(() => {
+      flush();
+      for (const id of ids) send({ op: "synced", id });
+    }),
+  );
 }
 
 function scheduleFlush(): void {
@@ -142,11 +156,9 @@ port.on("message", (request: WatcherRequest) => {
       Atomics.wait(new Int32Array(request.release), 0, 0, request.ms);
       return;
     case "sync":
-      // Answered at the end of this turn: by then libuv has read the inotify queue, which holds
-      // every change that completed before this message was sent (the kernel queues an event
-      // inside the system call that makes the change).
-      syncs.push(request.id);
-      scheduleFlush();
+      // The kernel queues an event inside the system call that makes the change, so every
+      // change completed before this message was sent is in the inotify queue by now.
+      answerNextTurn([request.id]);
       return;
   }
 });

@@ -317,7 +317,7 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
           // The head directory itself is a match too (`src/**` matches `src`).
           if (typeMatchesType("dir", fileType) && isMatch(base)) {
             inside.paths.unshift(base);
-            inside.entries.unshift(new ScanEntry(root, base, "dir"));
+            inside.entries.unshift(new ScanEntry({ root, type: "dir" }, base));
           }
           return inside;
         },
