@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -739,6 +739,49 @@ describe("freshfs mcp over stdio", () => {
     expect(errors.map((error) => error.message)).toEqual([]);
     expect(stderr).toContain("freshfs mcp:");
     expect(stderr).toContain(dir);
+  });
+
+  it("answers glob and grep with every change this process made before the call, and says so", async () => {
+    const dir = await tempTree({ "src/a.ts": "export const a = 1;\n" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp", "--root", dir],
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "freshfs-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const glob = async () =>
+        (
+          (await client.callTool({
+            name: "glob",
+            arguments: { pattern: "**/*.ts" },
+          })) as CallToolResult
+        ).structuredContent as { files: string[]; freshness: string };
+      const grep = async () =>
+        (
+          (await client.callTool({
+            name: "grep",
+            arguments: { pattern: "export const" },
+          })) as CallToolResult
+        ).structuredContent as { files: string[]; freshness: string };
+      expect(await glob()).toMatchObject({ files: ["src/a.ts"], freshness: "walked" });
+      const modes = new Set<string>();
+      // The server is another process: each change here is made behind its back.
+      for (let i = 0; i < 30; i++) {
+        await writeFile(join(dir, "src", `b${i}.ts`), `export const b${i} = ${i};\n`);
+        await rm(join(dir, "src", i === 0 ? "a.ts" : `b${i - 1}.ts`));
+        const found = await glob();
+        expect(found.files).toEqual([`src/b${i}.ts`]);
+        expect((await grep()).files).toEqual([`src/b${i}.ts`]);
+        modes.add(found.freshness);
+        if (i === 10) await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      // Once its watches are set up, the server answers from the live tree.
+      expect(modes).toContain("live");
+    } finally {
+      await client.close();
+    }
   });
 
   it("serves the current directory when no --root is given", async () => {
