@@ -17,6 +17,7 @@ import { benchGuard } from "./guard.js";
 import { machine } from "./lib/measure.js";
 import { CORPUS_DIR, findCorpus } from "./lib/peers.js";
 import { type SuiteResult, writeReport } from "./lib/report.js";
+import { benchLive } from "./live.js";
 import { benchScan } from "./scan.js";
 import { benchSearch } from "./search.js";
 import { benchTools } from "./tools.js";
@@ -25,10 +26,11 @@ const SUITES = {
   guard: benchGuard,
   scan: benchScan,
   search: benchSearch,
+  live: benchLive,
   tools: benchTools,
 } as const;
 /** Suites that read the corpus (the others build their own files). */
-const ON_CORPUS = new Set<keyof typeof SUITES>(["scan", "search"]);
+const ON_CORPUS = new Set<keyof typeof SUITES>(["scan", "search", "live"]);
 
 const repo = resolve(fileURLToPath(new URL("..", import.meta.url)));
 

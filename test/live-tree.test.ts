@@ -19,6 +19,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FsWatchBackend, type WatchBackend } from "../src/live/backend.js";
 import { LiveTrees } from "../src/live/registry.js";
 import { forceRescan, type ScanPolicy, type ScanResult } from "../src/scan/cache.js";
+import { indexByExtension } from "../src/scan/walk.js";
 import { Workspace } from "../src/tools/workspace.js";
 import { tempTree } from "./helpers/fs.js";
 import { isolatedGitEnv } from "./helpers/git.js";
@@ -57,6 +58,14 @@ async function exact(trees: LiveTrees, root: string, policy: ScanPolicy = {}): P
     listed(walk),
   );
   expect(skippedOf(answer)).toEqual(skippedOf(walk));
+  if (answer.byExtension) {
+    // glob's index, kept per change, is the one a fresh listing would get.
+    const paths = (index: ReadonlyMap<string, readonly { path: string }[]>) =>
+      Object.fromEntries(
+        [...index].map(([ext, bucket]) => [ext, bucket.map((e) => e.path)]).sort(),
+      );
+    expect(paths(answer.byExtension)).toEqual(paths(indexByExtension(walk.entries)));
+  }
   return answer;
 }
 

@@ -31,6 +31,8 @@ import {
   type DirectoryFrame,
   type EntryType,
   entryKinds,
+  extensionOf,
+  indexByExtension,
   judge,
   LISTED,
   type Listing,
@@ -155,6 +157,51 @@ function applyEdits<T>(items: readonly T[], edits: Edit<T>[]): T[] {
   return ([] as T[]).concat(...parts);
 }
 
+/**
+ * `index` after `batch`: a new map (snapshots hold the old one) with new buckets for the
+ * extensions the batch touched, others shared. The cost follows the buckets touched, not the
+ * tree.
+ */
+function reindexed(
+  index: Map<string, ScanEntry[]>,
+  entries: readonly ScanEntry[],
+  batch: Batch,
+): Map<string, ScanEntry[]> {
+  const removed = new Map<string, Set<ScanEntry>>();
+  const added = new Map<string, ScanEntry[]>();
+  const touch = <T>(map: Map<string, T>, extension: string, make: () => T): T => {
+    let value = map.get(extension);
+    if (value === undefined) {
+      value = make();
+      map.set(extension, value);
+    }
+    return value;
+  };
+  for (const edit of batch.entries) {
+    for (let i = edit.start; i < edit.end; i++) {
+      const entry = entries[i] as ScanEntry;
+      const extension = extensionOf(entry.path);
+      if (extension !== undefined) touch(removed, extension, () => new Set()).add(entry);
+    }
+    for (const entry of edit.items) {
+      const extension = extensionOf(entry.path);
+      if (extension !== undefined) touch(added, extension, () => []).push(entry);
+    }
+  }
+  const out = new Map(index);
+  for (const extension of new Set([...removed.keys(), ...added.keys()])) {
+    const gone = removed.get(extension);
+    let bucket = index.get(extension) ?? [];
+    bucket = gone ? bucket.filter((entry) => !gone.has(entry)) : [...bucket];
+    for (const entry of added.get(extension) ?? []) {
+      bucket.splice(lowerBound(bucket, entry.path), 0, entry);
+    }
+    if (bucket.length > 0) out.set(extension, bucket);
+    else out.delete(extension);
+  }
+  return out;
+}
+
 /** A nested repository's sources, when `dir` is the top of one. */
 function nestedSources(dir: WalkedDirectory): readonly string[] {
   const repository = dir.frame.ignore?.repository;
@@ -250,6 +297,8 @@ export class LiveTree implements WatchSubscriber {
   readonly #kinds: ReturnType<typeof entryKinds>;
 
   #entries: ScanEntry[] = [];
+  /** glob's index of the entries by extension: built at the first call, then kept per change. */
+  #byExtension: Map<string, ScanEntry[]> | undefined;
   #skipped: SkippedFile[] = [];
   #warnings: ScanWarning[] = [];
   readonly #dirs = new Map<string, DirState>();
@@ -413,7 +462,9 @@ export class LiveTree implements WatchSubscriber {
   }
 
   #snapshot(freshness: "live" | "walked"): ScanResult {
+    this.#byExtension ??= indexByExtension(this.#entries);
     return {
+      byExtension: this.#byExtension,
       root: this.root,
       entries: this.#entries,
       cacheAgeMs: 0,
@@ -483,6 +534,7 @@ export class LiveTree implements WatchSubscriber {
     previous.clear();
     for (const [rel, dir] of keep) this.#dirs.set(rel, dir);
     this.#entries = listing.entries as ScanEntry[];
+    this.#byExtension = undefined;
     this.#skipped = listing.skipped as SkippedFile[];
     this.#warnings = listing.warnings as ScanWarning[];
     this.#unconfirmed = fresh.length;
@@ -840,6 +892,7 @@ export class LiveTree implements WatchSubscriber {
 
   #commit(batch: Batch): void {
     if (batch.entries.length === 0 && batch.skipped.length === 0) return;
+    if (this.#byExtension) this.#byExtension = reindexed(this.#byExtension, this.#entries, batch);
     this.#entries = applyEdits(this.#entries, batch.entries);
     this.#skipped = applyEdits(this.#skipped, batch.skipped);
     if (batch.dropWarnings.length > 0 || batch.warnings.length > 0) {

@@ -60,6 +60,11 @@ export interface ScanResult {
   /** Files left out (hidden, or ignored) in directories that were walked; rg's `-g` sees them. */
   readonly skipped: readonly SkippedFile[];
   readonly freshness: Freshness;
+  /**
+   * The entries by the extension of their name, in listing order, where the listing keeps them
+   * (a live tree, which updates them per change instead of glob indexing every new listing).
+   */
+  readonly byExtension?: ReadonlyMap<string, readonly ScanEntry[]> | undefined;
   /** Why the root is not watched, when it could have been (a limit, a budget, the file system). */
   readonly unwatched?: string | undefined;
 }

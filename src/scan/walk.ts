@@ -478,6 +478,25 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
   return { root, entries, warnings, skipped };
 }
 
+/** The extension of a path's last name (`ts` for `src/a.ts`), if it has one: glob's index key. */
+export function extensionOf(path: string): string | undefined {
+  const dot = path.lastIndexOf(".");
+  return dot > path.lastIndexOf("/") ? path.slice(dot + 1) : undefined;
+}
+
+/** Entries by the extension of their name, in listing order. */
+export function indexByExtension(entries: readonly ScanEntry[]): Map<string, ScanEntry[]> {
+  const index = new Map<string, ScanEntry[]>();
+  for (const entry of entries) {
+    const extension = extensionOf(entry.path);
+    if (extension === undefined) continue;
+    const bucket = index.get(extension);
+    if (bucket) bucket.push(entry);
+    else index.set(extension, [entry]);
+  }
+  return index;
+}
+
 /** `judge`'s verdicts: listed, left out unseen, or left out and kept as a `SkippedFile`. */
 export const OMITTED = 0;
 export const LISTED = 1;

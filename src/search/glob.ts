@@ -7,9 +7,9 @@ import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
 import { FreshfsError, quoted } from "../errors.js";
-import type { Freshness } from "../scan/cache.js";
+import type { Freshness, ScanResult } from "../scan/cache.js";
 import { explainPath } from "../scan/explain.js";
-import { resolveScanRoot, ScanEntry } from "../scan/walk.js";
+import { indexByExtension, resolveScanRoot, ScanEntry } from "../scan/walk.js";
 import { checkedOptions, type Searched, type SearchProgress, searchListing } from "./listing.js";
 
 export type GlobFileType = "file" | "dir" | "symlink" | "any";
@@ -95,23 +95,20 @@ interface Found {
   readonly entries: ScanEntry[];
 }
 
-/** Entry indices by the extension of their name, per listing (listings never change). */
-const extensionIndexes = new WeakMap<readonly ScanEntry[], Map<string, number[]>>();
+/** Entries by the extension of their name, per listing (listings never change). */
+const extensionIndexes = new WeakMap<
+  readonly ScanEntry[],
+  ReadonlyMap<string, readonly ScanEntry[]>
+>();
 
-function extensionIndex(entries: readonly ScanEntry[]): Map<string, number[]> {
-  let index = extensionIndexes.get(entries);
-  if (index) return index;
-  index = new Map();
-  for (let i = 0; i < entries.length; i++) {
-    const path = (entries[i] as ScanEntry).path;
-    const dot = path.lastIndexOf(".");
-    if (dot <= path.lastIndexOf("/")) continue;
-    const extension = path.slice(dot + 1);
-    const bucket = index.get(extension);
-    if (bucket) bucket.push(i);
-    else index.set(extension, [i]);
+/** A live listing keeps its own index up to date; any other is indexed once. */
+function extensionIndex(listing: ScanResult): ReadonlyMap<string, readonly ScanEntry[]> {
+  if (listing.byExtension) return listing.byExtension;
+  let index = extensionIndexes.get(listing.entries);
+  if (!index) {
+    index = indexByExtension(listing.entries);
+    extensionIndexes.set(listing.entries, index);
   }
-  extensionIndexes.set(entries, index);
   return index;
 }
 
@@ -263,15 +260,16 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
   const negated = normalized.startsWith("!");
   const head = negated ? "" : staticHead(normalized);
   const extension = negated ? undefined : requiredExtension(normalized);
-  const filter = (entries: readonly ScanEntry[], prefix: string): Found => {
+  const filter = (listing: ScanResult, prefix: string): Found => {
+    const entries = listing.entries;
     const out: Found = { paths: [], entries: [] };
     const under = prefix === "" && head !== "" ? `${head}/` : "";
     // Only the entries with the extension every match ends with, when there is one.
     const candidates =
-      extension === undefined ? undefined : (extensionIndex(entries).get(extension) ?? []);
+      extension === undefined ? undefined : (extensionIndex(listing).get(extension) ?? []);
     const count = candidates ? candidates.length : entries.length;
     for (let k = 0; k < count; k++) {
-      const entry = entries[candidates ? (candidates[k] as number) : k] as ScanEntry;
+      const entry = (candidates ? candidates[k] : entries[k]) as ScanEntry;
       if (under !== "" && !entry.path.startsWith(under) && entry.path !== head) continue;
       if (!typeMatches(entry, fileType)) continue;
       const path = prefix + entry.path;
@@ -313,7 +311,7 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
           onProgress: options.onProgress,
         },
         (listing) => {
-          const inside = filter(listing.entries, `${base}/`);
+          const inside = filter(listing, `${base}/`);
           // The head directory itself is a match too (`src/**` matches `src`).
           if (typeMatchesType("dir", fileType) && isMatch(base)) {
             inside.paths.unshift(base);
@@ -337,7 +335,7 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
         signal: options.signal,
         onProgress: options.onProgress,
       },
-      (listing) => filter(listing.entries, ""),
+      (listing) => filter(listing, ""),
       (matches) => matches.paths.length === 0,
     );
   }
