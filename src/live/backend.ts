@@ -34,8 +34,8 @@ export type WatcherRequest =
 
 /** Messages from it. */
 export type WatcherReport =
-  /** Flat triples: directory, name ("" when unknown: the whole directory), 1 rename / 2 change. */
-  | { readonly op: "events"; readonly events: readonly (string | number)[] }
+  /** Flat pairs: directory, name ("" when unknown: the whole directory). */
+  | { readonly op: "events"; readonly events: readonly string[] }
   | { readonly op: "watched"; readonly id: number; readonly dirs: readonly WatchedReport[] }
   | { readonly op: "synced"; readonly id: number }
   /** A burst long enough that the kernel may have dropped events: nothing seen is to be trusted. */
@@ -46,7 +46,7 @@ export type WatcherReport =
 /** What a backend tells one subscriber (a live tree) about the directories it watches. */
 export interface WatchSubscriber {
   /** `name` changed in `dir` ("" when the backend cannot say which entry: all of them). */
-  onChange(dir: string, name: string, kind: number): void;
+  onChange(dir: string, name: string): void;
   /**
    * A watch is in place (or failed), with the read made after it; `request` is the id of the
    * `watch()` it answers: reports of an id answer every earlier request for the same directory.
@@ -124,13 +124,11 @@ export class FsWatchBackend implements WatchBackend {
     switch (report.op) {
       case "events": {
         const events = report.events;
-        for (let i = 0; i < events.length; i += 3) {
+        for (let i = 0; i < events.length; i += 2) {
           const dir = events[i] as string;
           const subscribers = this.#subscribers.get(dir);
           if (!subscribers) continue;
-          for (const subscriber of subscribers) {
-            subscriber.onChange(dir, events[i + 1] as string, events[i + 2] as number);
-          }
+          for (const subscriber of subscribers) subscriber.onChange(dir, events[i + 1] as string);
         }
         return;
       }

@@ -310,8 +310,8 @@ export class LiveTree implements WatchSubscriber {
   #sourcePrints = new Map<string, string>();
   /** Source directories whose watch is not yet confirmed → the request that confirms it. */
   #sourcesUnconfirmed = new Map<string, number>();
-  /** Changes not yet applied: directory (relative) → name → kinds seen (1 rename, 2 change). */
-  #pending = new Map<string, Map<string, number>>();
+  /** Changes not yet applied: directory (relative) → names ("" for the whole directory). */
+  #pending = new Map<string, Set<string>>();
   #pendingNames = 0;
   /** The rules of the whole tree may have changed: re-walk it, watches kept. */
   #rulesChanged = false;
@@ -505,16 +505,24 @@ export class LiveTree implements WatchSubscriber {
     this.#distrust = undefined;
     const walked = new Map<string, WalkedDirectory>();
     let rootSources: readonly string[] = [];
-    const listing = await walkTree(this.root, {
-      includeHidden: this.includeHidden,
-      useGitignore: this.useGitignore,
-      signal,
-      onProgress,
-      onDirectory: (dir) => walked.set(dir.frame.rel, dir),
-      onRootSources: (sources) => {
-        rootSources = sources;
-      },
-    });
+    let listing: Listing;
+    try {
+      listing = await walkTree(this.root, {
+        includeHidden: this.includeHidden,
+        useGitignore: this.useGitignore,
+        signal,
+        onProgress,
+        onDirectory: (dir) => walked.set(dir.frame.rel, dir),
+        onRootSources: (sources) => {
+          rootSources = sources;
+        },
+      });
+    } catch (error) {
+      // Aborted or failed: the events dropped above are not in the listing kept; walk again.
+      if (trusted) this.#rulesChanged = true;
+      else this.#distrust ??= "a rescan did not finish";
+      throw error;
+    }
     if (this.#closed) return { ...listing, cacheAgeMs: 0, freshness: "walked" };
     const previous = this.#dirs;
     const keep = new Map<string, DirState>();
@@ -638,7 +646,7 @@ export class LiveTree implements WatchSubscriber {
     const names = this.#sources.get(dir);
     if (names?.has(basename(path))) this.#rulesChanged = true;
     const rel = this.#relOf(dir);
-    if (rel !== undefined) this.#note(rel, basename(path), 1);
+    if (rel !== undefined) this.#note(rel, basename(path));
   }
 
   #relOf(dir: string): string | undefined {
@@ -647,18 +655,17 @@ export class LiveTree implements WatchSubscriber {
     return dir.startsWith(prefix) ? dir.slice(prefix.length) : undefined;
   }
 
-  #note(rel: string, name: string, kind: number): void {
+  #note(rel: string, name: string): void {
     let names = this.#pending.get(rel);
     if (!names) {
-      names = new Map();
+      names = new Set();
       this.#pending.set(rel, names);
     }
-    const seen = names.get(name);
-    if (seen === undefined) this.#pendingNames++;
-    names.set(name, (seen ?? 0) | kind);
+    if (!names.has(name)) this.#pendingNames++;
+    names.add(name);
   }
 
-  onChange(dir: string, name: string, kind: number): void {
+  onChange(dir: string, name: string): void {
     const names = this.#sources.get(dir);
     if (names && (name === "" || names.has(name))) {
       if (dir === dirname(this.root) && (name === "" || name === basename(this.root))) {
@@ -669,7 +676,7 @@ export class LiveTree implements WatchSubscriber {
     }
     if (!this.#watched.has(dir)) return;
     const rel = this.#relOf(dir);
-    if (rel !== undefined) this.#note(rel, name, kind);
+    if (rel !== undefined) this.#note(rel, name);
   }
 
   onWatched(report: WatchedReport, request: number): void {
@@ -700,7 +707,7 @@ export class LiveTree implements WatchSubscriber {
       // Gone, or no longer a directory, since it was read: its parent says what it is now.
       this.#watched.delete(report.path);
       if (rel === "") this.#distrust ??= `the root cannot be watched (${report.code})`;
-      else this.#note(dirname(rel) === "." ? "" : dirname(rel), basename(rel), 1);
+      else this.#note(dirname(rel) === "." ? "" : dirname(rel), basename(rel));
     } else if (
       report.digest !== state.digest ||
       report.dev !== state.dev ||
@@ -709,12 +716,12 @@ export class LiveTree implements WatchSubscriber {
       // Changed between the walk's read and the watch: read it again (and below, if replaced).
       if (report.dev !== state.dev || report.ino !== state.ino) {
         if (rel === "") this.#distrust ??= "the root was replaced";
-        else this.#note(dirname(rel) === "." ? "" : dirname(rel), basename(rel), 1);
+        else this.#note(dirname(rel) === "." ? "" : dirname(rel), basename(rel));
       } else {
-        this.#note(rel, "", 1);
+        this.#note(rel, "");
       }
     } else if (!sameIgnoreBytes(report.path, state.ignoreBytes)) {
-      this.#note(rel, ".gitignore", 1);
+      this.#note(rel, ".gitignore");
     }
     state.request = 0;
     this.#unconfirmed--;
@@ -731,11 +738,6 @@ export class LiveTree implements WatchSubscriber {
     for (const wake of this.#confirmWaiters.splice(0)) wake();
   }
 
-  /** Stops watching this tree for good (the registry's fallback): later calls walk. */
-  unwatchable(): void {
-    this.close();
-  }
-
   /**
    * Applies the pending changes. Returns false when so much changed that a walk of the whole
    * tree is cheaper (or the root's own rules changed).
@@ -745,6 +747,19 @@ export class LiveTree implements WatchSubscriber {
     const work = this.#pending;
     this.#pending = new Map();
     this.#pendingNames = 0;
+    try {
+      return await this.#applyWork(work, signal);
+    } catch (error) {
+      // Aborted mid-way: what was taken out of `pending` is in no listing; walk again.
+      this.#rulesChanged = true;
+      throw error;
+    }
+  }
+
+  async #applyWork(
+    work: Map<string, Set<string>>,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
     const depth = (rel: string) => (rel === "" ? 0 : rel.split("/").length);
     const order = [...work.keys()].sort((a, b) => depth(a) - depth(b) || comparePaths(a, b));
     const batch = new Batch();
@@ -754,11 +769,11 @@ export class LiveTree implements WatchSubscriber {
       if (covered(rel)) continue;
       const state = this.#dirs.get(rel);
       if (!state) continue;
-      let names = work.get(rel) as Map<string, number>;
+      let names = work.get(rel) as Set<string>;
       let types: Map<string, EntryType | undefined> | undefined;
       if (names.has("") || names.size > READ_WHOLE_AT) {
         types = this.#readWhole(state);
-        names = new Map([...types.keys()].map((name) => [name, 1]));
+        names = new Set(types.keys());
       }
       if ([...names.keys()].some((name) => RULE_NAMES.has(name))) {
         if (rel === "") return false;
@@ -767,7 +782,7 @@ export class LiveTree implements WatchSubscriber {
         await this.#change(batch, parent, basename(rel), signal, undefined);
         continue;
       }
-      for (const name of names.keys()) {
+      for (const name of names) {
         const known = types?.has(name) ? { type: types.get(name) } : undefined;
         await this.#change(batch, state, name, signal, known);
       }

@@ -3,7 +3,7 @@
  * read however busy the main thread is (measured: with the watches on the main thread, 40,000
  * creates while it was blocked became 16,384 events, the rest dropped without an error; owned
  * by this thread, all 200,000 events of 100,000 creates arrived). It forwards raw
- * `(directory, name, kind)` triples in one message per burst, and judges nothing: the live tree
+ * `(directory, name)` pairs in one message per burst, and judges nothing: the live tree
  * does. Depends only on `scan/digest` (the thread loads as little as it can).
  *
  * Protocol (`WatcherRequest` in, `WatcherReport` out) in `backend.ts`.
@@ -38,8 +38,8 @@ const THRESHOLD = overflowThreshold();
 const SLICE_MS = 5;
 
 const watchers = new Map<string, FSWatcher>();
-/** Events of the current burst, flat: directory, name, kind (1 = rename, 2 = change). */
-let pending: (string | number)[] = [];
+/** Events of the current burst, flat: directory, name. */
+let pending: string[] = [];
 let burst = 0;
 let flushScheduled = false;
 const queue: { readonly path: string; readonly id: number }[] = [];
@@ -83,10 +83,10 @@ function scheduleFlush(): void {
 }
 
 function listen(path: string): FSWatcher {
-  const watcher = watch(path, { persistent: false }, (type, name) => {
+  const watcher = watch(path, { persistent: false }, (_type, name) => {
     burst++;
     // A name Node could not give (none, or not decodable): the whole directory is in doubt.
-    pending.push(path, typeof name === "string" ? name : "", type === "change" ? 2 : 1);
+    pending.push(path, typeof name === "string" ? name : "");
     scheduleFlush();
   });
   watcher.on("error", (error: NodeJS.ErrnoException) => {
