@@ -239,10 +239,16 @@ export class LiveTrees {
     const { maxTrees, maxWatches, maxBytes } = this.policy();
     const watches = () => (this.#backend?.watchCount ?? 0) + adding;
     const bytes = () => [...this.#trees.values()].reduce((sum, tree) => sum + tree.bytes, 0);
+    // A tree over a budget on its own is given up before it costs any other tree its place.
+    if (grown && (grown.bytes > maxBytes || grown.watchCount > maxWatches)) {
+      this.#overBudget(grown, maxWatches, maxBytes);
+      return;
+    }
     const byAge = [...this.#trees.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed);
     for (const [key, tree] of byAge) {
       if (this.#trees.size <= maxTrees && bytes() <= maxBytes && watches() <= maxWatches) break;
-      if (tree === grown) continue;
+      // Not the tree that grew, nor one a call is using (its listing is being read or edited).
+      if (tree === grown || tree.busy) continue;
       this.#trees.delete(key);
       tree.close();
       this.#evicted.set(
@@ -250,15 +256,19 @@ export class LiveTrees {
         "dropped to keep the live trees within their budgets (FS_LIVE_MAX_TREES, FS_LIVE_MAX_WATCHES, FS_LIVE_MAX_BYTES): walked again",
       );
     }
-    if (grown && (grown.bytes > maxBytes || watches() > maxWatches)) {
-      const key = [...this.#trees].find(([, t]) => t === grown)?.[0];
-      const count = grown.watchCount;
-      const reason =
-        watches() > maxWatches
-          ? `${grown.root} has ${count} directories to watch, over the budget of ${maxWatches} (FS_LIVE_MAX_WATCHES)`
-          : `the listing of ${grown.root} (~${Math.round(grown.bytes / 1048576)} MiB) is over the budget of ${Math.round(maxBytes / 1048576)} MiB (FS_LIVE_MAX_BYTES)`;
-      if (key !== undefined) this.#giveUp(key, grown, reason);
+    if (grown && (bytes() > maxBytes || watches() > maxWatches)) {
+      this.#overBudget(grown, maxWatches, maxBytes);
     }
+  }
+
+  #overBudget(tree: LiveTree, maxWatches: number, maxBytes: number): void {
+    const key = [...this.#trees].find(([, t]) => t === tree)?.[0];
+    if (key === undefined) return;
+    const reason =
+      tree.bytes > maxBytes
+        ? `the listing of ${tree.root} (~${Math.round(tree.bytes / 1048576)} MiB) is over the budget of ${Math.round(maxBytes / 1048576)} MiB (FS_LIVE_MAX_BYTES)`
+        : `${tree.root} has ${tree.watchCount} directories to watch, over the budget of ${maxWatches} (FS_LIVE_MAX_WATCHES)${tree.watchCount > maxWatches ? "" : " with the other trees' watches"}`;
+    this.#giveUp(key, tree, reason);
   }
 
   /** Stops every tree (watching turned off, or a test's cleanup). */

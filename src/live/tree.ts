@@ -23,7 +23,7 @@
  *   call walks again, as the first one did.
  */
 import { createHash } from "node:crypto";
-import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { FreshfsError } from "../errors.js";
 import type { ScanResult } from "../scan/cache.js";
@@ -202,6 +202,22 @@ function reindexed(
   return out;
 }
 
+/**
+ * Fingerprints, right after the walk read `dir`, the rule files it brought: a nested
+ * repository's sources, and where a `.ignore` that is a symlink leads.
+ */
+function printSources(dir: WalkedDirectory, prints: Map<string, string>): void {
+  for (const file of nestedSources(dir)) prints.set(file, fingerprint(file));
+  if (dir.linkedIgnore) {
+    try {
+      const target = realpathSync(dir.linkedIgnore);
+      prints.set(target, fingerprint(target));
+    } catch {
+      // Dangling since: the link's own name is watched in its directory.
+    }
+  }
+}
+
 /** A nested repository's sources, when `dir` is the top of one. */
 function nestedSources(dir: WalkedDirectory): readonly string[] {
   const repository = dir.frame.ignore?.repository;
@@ -354,6 +370,11 @@ export class LiveTree implements WatchSubscriber {
   /** Directories watched for this tree. */
   get watchCount(): number {
     return this.#watched.size;
+  }
+
+  /** A call is under way: the registry does not evict the tree under it. */
+  get busy(): boolean {
+    return this.#busy > 0;
   }
 
   /** Entries listed. */
@@ -509,7 +530,9 @@ export class LiveTree implements WatchSubscriber {
     this.#rulesChanged = false;
     this.#distrust = undefined;
     const walked = new Map<string, WalkedDirectory>();
-    let rootSources: readonly string[] = [];
+    // Rule files fingerprinted as soon as the walk has read them, not after it: a change made
+    // meanwhile must differ from the print the watch's confirmation compares with.
+    const prints = new Map<string, string>();
     let listing: Listing;
     try {
       listing = await walkTree(this.root, {
@@ -517,9 +540,12 @@ export class LiveTree implements WatchSubscriber {
         useGitignore: this.useGitignore,
         signal,
         onProgress,
-        onDirectory: (dir) => walked.set(dir.frame.rel, dir),
+        onDirectory: (dir) => {
+          walked.set(dir.frame.rel, dir);
+          printSources(dir, prints);
+        },
         onRootSources: (sources) => {
-          rootSources = sources;
+          for (const file of sources) prints.set(file, fingerprint(file));
         },
       });
     } catch (error) {
@@ -560,7 +586,7 @@ export class LiveTree implements WatchSubscriber {
     this.#options.onResize(this, fresh.length);
     if (this.#closed) return { ...listing, cacheAgeMs: 0, freshness: "walked" };
     this.#backend.watch(this, fresh, request);
-    this.#watchSources(rootSources, walked);
+    this.#watchSources(prints);
     return { ...listing, cacheAgeMs: 0, freshness: "walked" };
   }
 
@@ -568,15 +594,9 @@ export class LiveTree implements WatchSubscriber {
    * The places outside the listing whose change means the rules changed: each source file's
    * nearest existing directory, with the name leading to it; and the root's name in its parent.
    */
-  #watchSources(rootSources: readonly string[], walked: Map<string, WalkedDirectory>): void {
-    const files = new Set(rootSources);
-    for (const dir of walked.values()) for (const source of nestedSources(dir)) files.add(source);
+  #watchSources(prints: Map<string, string>): void {
     const sources = new Map<string, Set<string>>();
-    const prints = new Map<string, string>();
-    for (const file of files) {
-      prints.set(file, fingerprint(file));
-      addSource(sources, file);
-    }
+    for (const file of prints.keys()) addSource(sources, file);
     if (dirname(this.root) !== this.root) addSource(sources, this.root);
     const old = [...this.#sources.keys()].filter((dir) => !sources.has(dir));
     this.#sources = sources;
@@ -599,10 +619,11 @@ export class LiveTree implements WatchSubscriber {
   }
 
   /** Sources of a repository found by a walk below the root (a `git init` in a subdirectory). */
-  #addSources(files: readonly string[]): void {
+  #addSources(prints: Map<string, string>): void {
+    if (this.#closed || prints.size === 0) return;
     const added = new Map<string, Set<string>>();
-    for (const file of files) {
-      this.#sourcePrints.set(file, fingerprint(file));
+    for (const [file, print] of prints) {
+      this.#sourcePrints.set(file, print);
       addSource(added, file);
     }
     const request = this.#backend.nextRequest();
@@ -635,6 +656,7 @@ export class LiveTree implements WatchSubscriber {
     this.#sources.clear();
     this.#dirs.clear();
     this.#entries = [];
+    this.#byExtension = undefined;
     this.#skipped = [];
     this.#status = "empty";
     for (const wake of this.#confirmWaiters.splice(0)) wake();
@@ -880,7 +902,10 @@ export class LiveTree implements WatchSubscriber {
           useGitignore: this.useGitignore,
           signal,
           from: { name, parent: frame },
-          onDirectory: (dir) => walked.push(dir),
+          onDirectory: (dir) => {
+            walked.push(dir);
+            printSources(dir, batch.prints);
+          },
         });
         for (const entry of listing.entries) newEntries.push(entry);
         newSkipped = listing.skipped as SkippedFile[];
@@ -911,6 +936,8 @@ export class LiveTree implements WatchSubscriber {
   }
 
   #commit(batch: Batch): void {
+    // Closed while the batch was being made (its walks yield): the listing it edits is gone.
+    if (this.#closed) return;
     if (batch.entries.length === 0 && batch.skipped.length === 0) return;
     if (this.#byExtension) this.#byExtension = reindexed(this.#byExtension, this.#entries, batch);
     this.#entries = applyEdits(this.#entries, batch.entries);
@@ -933,8 +960,7 @@ export class LiveTree implements WatchSubscriber {
         this.#watched.delete(state.frame.absolute);
       }
     }
-    const nested = [...added.values()].flatMap((dir) => nestedSources(dir));
-    if (nested.length > 0) this.#addSources(nested);
+    this.#addSources(batch.prints);
     const watch: string[] = [];
     const request = this.#backend.nextRequest();
     for (const [rel, dir] of added) {
@@ -962,4 +988,6 @@ class Batch {
   readonly dropWarnings: ((path: string) => boolean)[] = [];
   /** Change in the estimated bytes. */
   bytes = 0;
+  /** Rule files of repositories (and linked `.ignore` targets) the batch's walks found. */
+  readonly prints = new Map<string, string>();
 }

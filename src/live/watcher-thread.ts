@@ -82,9 +82,32 @@ function scheduleFlush(): void {
   setImmediate(flush);
 }
 
+/** Watches closed a moment from now: their events still count towards a burst. */
+const retiring = new Set<FSWatcher>();
+
+/**
+ * Closes `watcher` two loop turns from now, counting its events meanwhile: libuv drops the
+ * events of a closed watch before they reach a listener, and a flood in a directory unwatched
+ * just before the queue was read would otherwise hide an overflow that cost other directories
+ * their events.
+ */
+function retire(watcher: FSWatcher): void {
+  retiring.add(watcher);
+  setImmediate(() =>
+    setImmediate(() => {
+      retiring.delete(watcher);
+      watcher.close();
+    }),
+  );
+}
+
 function listen(path: string): FSWatcher {
   const watcher = watch(path, { persistent: false }, (_type, name) => {
     burst++;
+    if (retiring.has(watcher)) {
+      scheduleFlush();
+      return;
+    }
     // A name Node could not give (none, or not decodable): the whole directory is in doubt.
     pending.push(path, typeof name === "string" ? name : "");
     scheduleFlush();
@@ -104,7 +127,8 @@ function watchOne(path: string): WatchedReport {
     // path (even by one given the same inode number) is watched anew, and a watch that other
     // trees share loses nothing in between (inotify hands back the same descriptor).
     const fresh = listen(path);
-    watchers.get(path)?.close();
+    const old = watchers.get(path);
+    if (old) retire(old);
     watchers.set(path, fresh);
     const stats = lstatSync(path);
     if (!stats.isDirectory()) return { path, code: "ENOTDIR" };
@@ -149,7 +173,7 @@ port.on("message", (request: WatcherRequest) => {
         const watcher = watchers.get(path);
         if (!watcher) continue;
         watchers.delete(path);
-        watcher.close();
+        retire(watcher);
       }
       return;
     case "stall":

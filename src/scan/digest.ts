@@ -16,7 +16,7 @@ function kindOf(dirent: Dirent): number {
 
 /**
  * Two independent 32-bit FNV-1a hashes over every name (in the order given: sorted by the
- * caller) and its kind, and the count. Hand-written: a crypto hash over the joined names cost
+ * caller), a NUL after it, and its kind; and the count. Hand-written: a crypto hash over the joined names cost
  * more than the walk itself (a join and a digest per directory), and this one only has to tell
  * a read before a change from a read after it.
  */
@@ -30,9 +30,12 @@ export function namesDigest(dirents: readonly Dirent[]): string {
       a = Math.imul(a ^ code, 0x01000193);
       b = Math.imul(b ^ code, 0x5bd1e995);
     }
+    // NUL never occurs in a name: it ends one, so that no two lists of names run together.
+    a = Math.imul(a, 0x01000193);
+    b = Math.imul(b, 0x5bd1e995);
     const kind = kindOf(dirent);
-    a = Math.imul(a ^ (0x100 | kind), 0x01000193);
-    b = Math.imul(b ^ (0x100 | kind), 0x5bd1e995);
+    a = Math.imul(a ^ kind, 0x01000193);
+    b = Math.imul(b ^ kind, 0x5bd1e995);
   }
   return `${dirents.length}:${(a >>> 0).toString(36)}:${(b >>> 0).toString(36)}`;
 }

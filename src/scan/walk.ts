@@ -142,6 +142,8 @@ export interface WalkedDirectory {
   readonly digest: string;
   /** The `.gitignore` and `.ignore` bytes the rules came from (undefined: none read). */
   readonly ignoreBytes: readonly [Uint8Array | undefined, Uint8Array | undefined];
+  /** The `.ignore` read through a symlink, if so: its target is a rule file too. */
+  readonly linkedIgnore: string | undefined;
 }
 
 export interface Listing {
@@ -359,14 +361,17 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     directories++;
     let ignore = parent;
     const ignoreBytes: IgnoreBytes = {};
+    let linkedIgnore = false;
     if (parent) {
       const kinds: DirectoryIgnoreFiles = { git: false, ignore: undefined, gitignore: undefined };
       for (const dirent of dirents) {
         if (dirent.name.charCodeAt(0) !== 0x2e) continue;
         const kind = dirent.isSymbolicLink() ? "symlink" : "file";
         if (dirent.name === ".git") kinds.git = true;
-        else if (dirent.name === ".ignore") kinds.ignore = kind;
-        else if (dirent.name === ".gitignore") kinds.gitignore = kind;
+        else if (dirent.name === ".ignore") {
+          kinds.ignore = kind;
+          linkedIgnore = kind === "symlink";
+        } else if (dirent.name === ".gitignore") kinds.gitignore = kind;
       }
       ignore = enterDirectory(
         parent,
@@ -406,6 +411,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
         // Over every name read, valid or not: the watcher's thread reads the same.
         digest: namesDigest(sorted),
         ignoreBytes: [ignoreBytes.gitignore, ignoreBytes.ignore],
+        linkedIgnore: linkedIgnore && ignoreBytes.ignore ? `${absolute}/.ignore` : undefined,
       });
       ignoreBytes.gitignore = undefined;
       ignoreBytes.ignore = undefined;
