@@ -4,33 +4,19 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { LiveTrees } from "../src/live/registry.js";
+import { describe, expect, it } from "vitest";
 import type { ScanResult } from "../src/scan/cache.js";
 import { tempTree } from "./helpers/fs.js";
-
-const open: LiveTrees[] = [];
-afterEach(() => {
-  for (const trees of open.splice(0)) trees.closeAll();
-});
-
-async function live(trees: LiveTrees, root: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (((await trees.query(root, {})) as ScanResult).freshness === "live") return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("never live");
-}
+import { liveRegistry, untilLive } from "./helpers/live.js";
 
 describe("the registry's budgets", () => {
   it("do not evict a live tree that fits to make room for one that can never fit", async () => {
     const small = await tempTree({ "a/x.ts": "" });
     const big = await tempTree({});
     for (let i = 0; i < 40; i++) mkdirSync(join(big, `d${i}`));
-    const trees = new LiveTrees();
-    open.push(trees);
+    const trees = liveRegistry();
     trees.configure({ maxWatches: 20 });
-    await live(trees, small);
+    await untilLive(trees, small);
     const over = (await trees.query(big, {})) as ScanResult;
     expect(over.unwatched).toMatch(/over the budget of 20/);
     // The small tree (3 watches: root, a, the root's parent) is still within the budget.

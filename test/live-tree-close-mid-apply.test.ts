@@ -4,52 +4,10 @@
  */
 import { mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { FsWatchBackend, type WatchBackend, type WatchSubscriber } from "../src/live/backend.js";
-import { LiveTrees } from "../src/live/registry.js";
+import { describe, expect, it } from "vitest";
 import { forceRescan, type ScanResult } from "../src/scan/cache.js";
 import { tempTree } from "./helpers/fs.js";
-
-const open: LiveTrees[] = [];
-afterEach(() => {
-  for (const trees of open.splice(0)) trees.closeAll();
-});
-
-/** The real backend; `afterSync` runs (once) in the first check phase after a sync resolves. */
-class HookedBackend implements WatchBackend {
-  readonly inner = new FsWatchBackend();
-  afterSync: (() => void) | undefined;
-  get watchCount() {
-    return this.inner.watchCount;
-  }
-  nextRequest() {
-    return this.inner.nextRequest();
-  }
-  watch(s: WatchSubscriber, dirs: readonly string[], request: number) {
-    this.inner.watch(s, dirs, request);
-  }
-  unwatch(s: WatchSubscriber, dirs: readonly string[]) {
-    this.inner.unwatch(s, dirs);
-  }
-  async sync(signal?: AbortSignal) {
-    await this.inner.sync(signal);
-    const hook = this.afterSync;
-    this.afterSync = undefined;
-    if (hook) setImmediate(hook);
-  }
-}
-
-const listed = (r: ScanResult) => r.entries.map((e) => `${e.type}:${e.path}`);
-
-async function live(trees: LiveTrees, root: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const answer = (await trees.query(root, {})) as ScanResult;
-    expect(listed(answer)).toEqual(listed(await forceRescan(root, {})));
-    if (answer.freshness === "live") return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("never live");
-}
+import { HookedBackend, listed, liveRegistry, untilLive } from "./helpers/live.js";
 
 function bigDir(dir: string, files: number, nestedRepo = false): void {
   mkdirSync(dir);
@@ -62,9 +20,8 @@ describe("a live tree evicted while it applies a change", () => {
     const a = await tempTree({ "old.ts": "", "keep.ts": "" });
     const b = await tempTree({ "b.ts": "" });
     const backend = new HookedBackend();
-    const trees = new LiveTrees(() => backend);
-    open.push(trees);
-    await live(trees, a);
+    const trees = liveRegistry(() => backend);
+    await untilLive(trees, a);
     unlinkSync(join(a, "old.ts"));
     bigDir(join(a, "big"), 20_000);
     // While A's apply walks `big` (a walk of > 10 ms yields), another root is searched: with a
@@ -83,9 +40,8 @@ describe("a live tree evicted while it applies a change", () => {
     const a = await tempTree({ "keep.ts": "" });
     const b = await tempTree({ "b.ts": "" });
     const backend = new HookedBackend();
-    const trees = new LiveTrees(() => backend);
-    open.push(trees);
-    await live(trees, a);
+    const trees = liveRegistry(() => backend);
+    await untilLive(trees, a);
     // A new directory that is the top of a nested repository: its sources get watched.
     bigDir(join(a, "big"), 20_000, true);
     trees.configure({ maxTrees: 1 });

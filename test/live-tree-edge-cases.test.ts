@@ -5,52 +5,18 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { FsWatchBackend, type WatchBackend, type WatchSubscriber } from "../src/live/backend.js";
-import { LiveTrees } from "../src/live/registry.js";
+import { describe, expect, it } from "vitest";
 import { forceRescan, type ScanPolicy, type ScanResult } from "../src/scan/cache.js";
-import { indexByExtension } from "../src/scan/walk.js";
 import { tempTree } from "./helpers/fs.js";
 import { isolatedGitEnv } from "./helpers/git.js";
-
-const open: LiveTrees[] = [];
-afterEach(() => {
-  for (const trees of open.splice(0)) trees.closeAll();
-});
-
-const listed = (r: ScanResult) => r.entries.map((e) => `${e.type}:${e.path}`);
-const skippedOf = (r: ScanResult) =>
-  r.skipped.map((f) => `${f.hidden ? "h" : "-"}${f.ignored ? "i" : "-"}:${f.path}`);
-const index = (m: ReadonlyMap<string, readonly { path: string }[]>) =>
-  Object.fromEntries([...m].map(([k, v]) => [k, v.map((e) => e.path)]).sort());
+import { exact, HookedBackend, listed, liveRegistry, untilLive } from "./helpers/live.js";
 
 const POLICIES: ScanPolicy[] = [{}, { includeHidden: true }];
 
-async function exact(trees: LiveTrees, root: string, policy: ScanPolicy, label: string) {
-  const answer = (await trees.query(root, policy)) as ScanResult;
-  const walk = await forceRescan(root, policy);
-  const what = `${label} (${answer.freshness}, hidden ${policy.includeHidden === true})`;
-  expect(listed(answer), what).toEqual(listed(walk));
-  expect(skippedOf(answer), what).toEqual(skippedOf(walk));
-  if (answer.byExtension) {
-    expect(index(answer.byExtension), what).toEqual(index(indexByExtension(walk.entries)));
-  }
-  return answer;
-}
-
-async function live(trees: LiveTrees, root: string, policy: ScanPolicy) {
-  for (let i = 0; i < 300; i++) {
-    if ((await exact(trees, root, policy, "warm-up")).freshness === "live") return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("never live");
-}
-
 /** Runs each step, then checks every policy; counts the answers that were live. */
 async function run(root: string, steps: [string, () => void][]): Promise<number> {
-  const trees = new LiveTrees();
-  open.push(trees);
-  for (const policy of POLICIES) await live(trees, root, policy);
+  const trees = liveRegistry();
+  for (const policy of POLICIES) await untilLive(trees, root, policy);
   let liveAnswers = 0;
   for (const [label, step] of steps) {
     step();
@@ -278,9 +244,8 @@ describe("live tree edge cases", () => {
 
   it("concurrent queries on one tree, and an abort mid-query", async () => {
     const root = await tempTree({ "a/x.ts": "", "b/y.ts": "" });
-    const trees = new LiveTrees();
-    open.push(trees);
-    await live(trees, root, {});
+    const trees = liveRegistry();
+    await untilLive(trees, root, {});
     for (let round = 0; round < 5; round++) {
       mkdirSync(join(root, `n${round}`));
       for (let i = 0; i < 3000; i++) writeFileSync(join(root, `n${round}`, `f${i}.ts`), "");
@@ -307,25 +272,9 @@ describe("live tree edge cases", () => {
       // slices (a warm one of 12,000 entries can fit in one), so the abort lands inside it.
       ".ignore": `${Array.from({ length: 300 }, (_, i) => `*never${i}*[xyz]`).join("\n")}\n`,
     });
-    const inner = new FsWatchBackend();
-    let afterSync: (() => void) | undefined;
-    const backend: WatchBackend = {
-      get watchCount() {
-        return inner.watchCount;
-      },
-      nextRequest: () => inner.nextRequest(),
-      watch: (s: WatchSubscriber, d: readonly string[], r: number) => inner.watch(s, d, r),
-      unwatch: (s: WatchSubscriber, d: readonly string[]) => inner.unwatch(s, d),
-      sync: async (signal?: AbortSignal) => {
-        await inner.sync(signal);
-        const hook = afterSync;
-        afterSync = undefined;
-        if (hook) setImmediate(hook);
-      },
-    };
-    const trees = new LiveTrees(() => backend);
-    open.push(trees);
-    await live(trees, root, {});
+    const backend = new HookedBackend();
+    const trees = liveRegistry(() => backend);
+    await untilLive(trees, root, {});
     for (let round = 0; round < 2; round++) {
       unlinkSync(join(root, "a/x.ts"));
       writeFileSync(join(root, "a/x.ts"), "");
@@ -333,12 +282,12 @@ describe("live tree edge cases", () => {
       mkdirSync(join(root, `n${round}`));
       for (let i = 0; i < 12_000; i++) writeFileSync(join(root, `n${round}`, `f${i}.ts`), "");
       const controller = new AbortController();
-      afterSync = () => controller.abort();
+      backend.afterSync = () => controller.abort();
       await expect(trees.query(root, {}, { signal: controller.signal })).rejects.toMatchObject({
         code: "ABORTED",
       });
       await exact(trees, root, {}, `after abort ${round}`);
-      await live(trees, root, {});
+      await untilLive(trees, root, {});
     }
   });
 });

@@ -4,27 +4,10 @@
  */
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { LiveTrees } from "../src/live/registry.js";
+import { describe, expect, it } from "vitest";
 import { forceRescan, type ScanResult } from "../src/scan/cache.js";
 import { tempTree } from "./helpers/fs.js";
-
-const open: LiveTrees[] = [];
-afterEach(() => {
-  for (const trees of open.splice(0)) trees.closeAll();
-});
-
-const listed = (r: ScanResult) => r.entries.map((e) => `${e.type}:${e.path}`);
-
-async function live(trees: LiveTrees, root: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const answer = (await trees.query(root, {})) as ScanResult;
-    expect(listed(answer)).toEqual(listed(await forceRescan(root, {})));
-    if (answer.freshness === "live") return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("never live");
-}
+import { listed, liveRegistry, untilLive } from "./helpers/live.js";
 
 describe("a .ignore that is a symlink", () => {
   it.each([
@@ -35,9 +18,8 @@ describe("a .ignore that is a symlink", () => {
     const root = join(parent, "root");
     writeFileSync(join(root, file), "*.log\n");
     symlinkSync(target, join(root, "sub", ".ignore"));
-    const trees = new LiveTrees();
-    open.push(trees);
-    await live(trees, root);
+    const trees = liveRegistry();
+    await untilLive(trees, root);
     writeFileSync(join(root, file), "");
     const answer = (await trees.query(root, {})) as ScanResult;
     const walk = await forceRescan(root, {});

@@ -7,38 +7,20 @@
 import { execFileSync } from "node:child_process";
 import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FsWatchBackend } from "../src/live/backend.js";
-import { LiveTrees } from "../src/live/registry.js";
 import { forceRescan, type ScanResult } from "../src/scan/cache.js";
 import { tempTree } from "./helpers/fs.js";
-
-const open: LiveTrees[] = [];
-afterEach(() => {
-  for (const trees of open.splice(0)) trees.closeAll();
-});
-
-const listed = (r: ScanResult) => r.entries.map((e) => `${e.type}:${e.path}`);
-
-async function live(trees: LiveTrees, root: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const answer = (await trees.query(root, {})) as ScanResult;
-    expect(listed(answer)).toEqual(listed(await forceRescan(root, {})));
-    if (answer.freshness === "live") return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("never live");
-}
+import { listed, liveRegistry, untilLive } from "./helpers/live.js";
 
 describe("an overflow of the kernel's queue", () => {
   it("is seen even when the flooded directory's watch was closed before the queue was read", async () => {
     const flooded = await tempTree({ "flood/seed": "" });
     const quiet = await tempTree({ "other/keep": "", "other/stay": "" });
     const backend = new FsWatchBackend();
-    const trees = new LiveTrees(() => backend);
-    open.push(trees);
-    await live(trees, flooded);
-    await live(trees, quiet);
+    const trees = liveRegistry(() => backend);
+    await untilLive(trees, flooded);
+    await untilLive(trees, quiet);
     const queued = Number(
       execFileSync("cat", ["/proc/sys/fs/inotify/max_queued_events"]).toString().trim(),
     );

@@ -6,18 +6,11 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { LiveTrees } from "../src/live/registry.js";
+import { describe, expect, it } from "vitest";
 import { forceRescan, type ScanResult } from "../src/scan/cache.js";
 import { tempTree } from "./helpers/fs.js";
 import { isolatedGitEnv } from "./helpers/git.js";
-
-const open: LiveTrees[] = [];
-afterEach(() => {
-  for (const trees of open.splice(0)) trees.closeAll();
-});
-
-const listed = (r: ScanResult) => r.entries.map((e) => `${e.type}:${e.path}`);
+import { listed, liveRegistry } from "./helpers/live.js";
 
 describe("a rule source changed during the first walk", () => {
   it("is seen by the answers that follow", async () => {
@@ -27,8 +20,7 @@ describe("a rule source changed during the first walk", () => {
     execFileSync("git", ["init", "-q"], { cwd: root, env: isolatedGitEnv(root) });
     const exclude = join(root, ".git", "info", "exclude");
     writeFileSync(exclude, "");
-    const trees = new LiveTrees();
-    open.push(trees);
+    const trees = liveRegistry();
     let changed = false;
     // The walk (10,000 entries) takes more than one slice: between two, another writer
     // changes the exclude file the walk has already read.

@@ -15,76 +15,24 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { FsWatchBackend, type WatchBackend } from "../src/live/backend.js";
-import { LiveTrees } from "../src/live/registry.js";
-import { forceRescan, type ScanPolicy, type ScanResult } from "../src/scan/cache.js";
-import { indexByExtension } from "../src/scan/walk.js";
+import { describe, expect, it } from "vitest";
+import { FsWatchBackend } from "../src/live/backend.js";
 import { Workspace } from "../src/tools/workspace.js";
 import { tempTree } from "./helpers/fs.js";
 import { isolatedGitEnv } from "./helpers/git.js";
-
-const open: LiveTrees[] = [];
-afterEach(() => {
-  for (const trees of open.splice(0)) trees.closeAll();
-});
-
-function registry(makeBackend?: () => WatchBackend): LiveTrees {
-  const trees = new LiveTrees(makeBackend);
-  open.push(trees);
-  return trees;
-}
+import { exact, listed, liveRegistry, skippedOf, untilLive } from "./helpers/live.js";
 
 /** Runs `code` in another Node process, which has finished when this returns. */
 function elsewhere(code: string, cwd: string): void {
   execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd, stdio: "pipe" });
 }
 
-function listed(result: ScanResult): string[] {
-  return result.entries.map((entry) => `${entry.type}:${entry.path}`);
-}
-
-function skippedOf(result: ScanResult): string[] {
-  return result.skipped.map(
-    (file) => `${file.hidden ? "h" : "-"}${file.ignored ? "i" : "-"}:${file.path}`,
-  );
-}
-
-/** The answer, and a fresh walk made right after it: they must be equal. */
-async function exact(trees: LiveTrees, root: string, policy: ScanPolicy = {}): Promise<ScanResult> {
-  const answer = (await trees.query(root, policy)) as ScanResult;
-  const walk = await forceRescan(root, policy);
-  expect(listed(answer), `answered ${answer.freshness}: ${JSON.stringify(listed(answer))}`).toEqual(
-    listed(walk),
-  );
-  expect(skippedOf(answer)).toEqual(skippedOf(walk));
-  if (answer.byExtension) {
-    // glob's index, kept per change, is the one a fresh listing would get.
-    const paths = (index: ReadonlyMap<string, readonly { path: string }[]>) =>
-      Object.fromEntries(
-        [...index].map(([ext, bucket]) => [ext, bucket.map((e) => e.path)]).sort(),
-      );
-    expect(paths(answer.byExtension)).toEqual(paths(indexByExtension(walk.entries)));
-  }
-  return answer;
-}
-
-/** Calls until the tree answers live (its watches are set up and confirmed). */
-async function live(trees: LiveTrees, root: string, policy: ScanPolicy = {}): Promise<void> {
-  const until = performance.now() + 10_000;
-  while (performance.now() < until) {
-    if ((await exact(trees, root, policy)).freshness === "live") return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error("the tree never became live");
-}
-
 describe("a live tree", () => {
   it("walks first, then answers live; changes by another process are in the next answer", async () => {
     const root = await tempTree({ "src/a.ts": "a", "src/deep/b.ts": "b", "README.md": "" });
-    const trees = registry();
+    const trees = liveRegistry();
     expect((await exact(trees, root)).freshness).toBe("walked");
-    await live(trees, root);
+    await untilLive(trees, root);
     const steps = [
       "fs.writeFileSync('src/c.ts', 'c')",
       "fs.unlinkSync('src/a.ts')",
@@ -118,9 +66,9 @@ describe("a live tree", () => {
     });
     const env = isolatedGitEnv(root);
     execFileSync("git", ["init", "-q"], { cwd: root, env });
-    const trees = registry();
+    const trees = liveRegistry();
     const policy = { includeHidden: true };
-    await live(trees, root, policy);
+    await untilLive(trees, root, policy);
     const steps = [
       "fs.writeFileSync('app/.gitignore', '*.log\\ngen/\\n')",
       "fs.writeFileSync('app/.gitignore', '*.log\\n')",
@@ -145,8 +93,8 @@ describe("a live tree", () => {
   it("sees a repository made above the root, and the root itself moved away", async () => {
     const parent = await tempTree({ "root/a.log": "", "root/b.ts": "" });
     const root = join(parent, "root");
-    const trees = registry();
-    await live(trees, root);
+    const trees = liveRegistry();
+    await untilLive(trees, root);
     writeFileSync(join(parent, ".gitignore"), "*.log\n");
     await exact(trees, root);
     execFileSync("git", ["init", "-q"], { cwd: parent, env: isolatedGitEnv(parent) });
@@ -161,8 +109,8 @@ describe("a live tree", () => {
 
   it("is exact after changes made in one burst by a process, many per directory", async () => {
     const root = await tempTree({ "many/seed": "" });
-    const trees = registry();
-    await live(trees, root);
+    const trees = liveRegistry();
+    await untilLive(trees, root);
     elsewhere(
       "import fs from 'node:fs'; for (let i = 0; i < 2000; i++) fs.writeFileSync('many/f' + i, '');" +
         "for (let i = 0; i < 500; i++) fs.unlinkSync('many/f' + (i * 3));" +
@@ -170,14 +118,14 @@ describe("a live tree", () => {
       root,
     );
     await exact(trees, root);
-    await live(trees, root);
+    await untilLive(trees, root);
   });
 
   it("answers from a walk after the kernel's queue overflowed while the watcher was held", async () => {
     const root = await tempTree({ "flood/seed": "", "other/keep": "" });
     const backend = new FsWatchBackend();
-    const trees = registry(() => backend);
-    await live(trees, root);
+    const trees = liveRegistry(() => backend);
+    await untilLive(trees, root);
     const release = backend.stall(60_000);
     // More events than the kernel queues (16,384 by default): the rest are dropped, silently.
     const queued = Number(
@@ -193,12 +141,12 @@ describe("a live tree", () => {
     const answer = await exact(trees, root);
     expect(answer.freshness).toBe("walked");
     expect(answer.entries.some((entry) => entry.path === "other/keep")).toBe(false);
-    await live(trees, root);
+    await untilLive(trees, root);
   });
 
   it("walks every call, and says why, when the tree has more directories than the watch budget", async () => {
     const root = await tempTree({ "a/1": "", "b/2": "", "c/d/3": "" });
-    const trees = registry();
+    const trees = liveRegistry();
     trees.configure({ maxWatches: 2 });
     const first = await exact(trees, root);
     expect(first.freshness).toBe("walked");
@@ -213,7 +161,7 @@ describe("a live tree", () => {
 
   it("answers by the TTL policy when watching is off", async () => {
     const root = await tempTree({ "a.ts": "" });
-    const trees = registry();
+    const trees = liveRegistry();
     trees.configure({ enabled: false });
     expect(await trees.query(root, {})).toBeUndefined();
   });
@@ -222,8 +170,8 @@ describe("a live tree", () => {
     const root = await tempTree({ ".env": "", "src/.hidden.ts": "", "src/a.ts": "" });
     execFileSync("git", ["init", "-q"], { cwd: root, env: isolatedGitEnv(root) });
     writeFileSync(join(root, ".gitignore"), "*.secret\n");
-    const trees = registry();
-    await live(trees, root);
+    const trees = liveRegistry();
+    await untilLive(trees, root);
     writeFileSync(join(root, "src", "key.secret"), "");
     writeFileSync(join(root, "src", ".another"), "");
     symlinkSync("a.ts", join(root, "src", "alias.ts"));
