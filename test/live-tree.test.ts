@@ -15,7 +15,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { FsWatchBackend } from "../src/live/backend.js";
 import { Workspace } from "../src/tools/workspace.js";
 import { tempTree } from "./helpers/fs.js";
@@ -157,6 +157,25 @@ describe("a live tree", () => {
       expect(answer.unwatched).toMatch(/over the budget of 2/);
     }
     expect(trees.stats.watches).toBe(0);
+  });
+
+  it("falls back to the default, and says so once, for an invalid FS_LIVE_* value", () => {
+    const warnings: string[] = [];
+    const spy = vi.spyOn(process, "emitWarning").mockImplementation((warning) => {
+      warnings.push(String(warning));
+    });
+    process.env.FS_LIVE_MAX_TREES = "many";
+    try {
+      const trees = liveRegistry();
+      expect(trees.policy().maxTrees).toBe(16);
+      expect(trees.policy().maxTrees).toBe(16);
+    } finally {
+      delete process.env.FS_LIVE_MAX_TREES;
+      spy.mockRestore();
+    }
+    expect(warnings).toEqual([
+      'FS_LIVE_MAX_TREES="many" is not a whole number >= 0; using the default, 16.',
+    ]);
   });
 
   it("answers by the TTL policy when watching is off", async () => {

@@ -9,6 +9,7 @@
 import { readFileSync, statfsSync } from "node:fs";
 import { FreshfsError } from "../errors.js";
 import {
+  envCount,
   forceRescan,
   onScanInvalidation,
   type ScanOptions,
@@ -127,20 +128,14 @@ export class LiveTrees {
   }
 
   policy(): LiveTreePolicy {
-    const number = (name: string, fallback: number) => {
-      const raw = process.env[name]?.trim();
-      if (!raw) return fallback;
-      const value = Number(raw);
-      return Number.isSafeInteger(value) && value >= 0 ? value : fallback;
-    };
     const flag = process.env.FS_LIVE_WATCH?.trim();
     const c = this.#configured;
     return {
       enabled:
         c?.enabled ?? (flag === "0" || flag === "false" ? false : process.platform === "linux"),
-      maxTrees: c?.maxTrees ?? number("FS_LIVE_MAX_TREES", 16),
-      maxWatches: c?.maxWatches ?? number("FS_LIVE_MAX_WATCHES", defaultMaxWatches()),
-      maxBytes: c?.maxBytes ?? number("FS_LIVE_MAX_BYTES", 512 * 1024 * 1024),
+      maxTrees: c?.maxTrees ?? envCount("FS_LIVE_MAX_TREES", 16),
+      maxWatches: c?.maxWatches ?? envCount("FS_LIVE_MAX_WATCHES", defaultMaxWatches()),
+      maxBytes: c?.maxBytes ?? envCount("FS_LIVE_MAX_BYTES", 512 * 1024 * 1024),
     };
   }
 

@@ -115,6 +115,28 @@ interface Flight {
   waiters: number;
 }
 
+const warned = new Set<string>();
+
+/**
+ * A whole number >= 0 from environment variable `name`, else `fallback`; an invalid value falls
+ * back too, with one warning per value (contract 2.4). The live trees' variables read the same.
+ */
+export function envCount(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = Number(raw.trim());
+  if (Number.isSafeInteger(value) && value >= 0) return value;
+  const key = `${name}=${raw}`;
+  if (!warned.has(key)) {
+    warned.add(key);
+    process.emitWarning(
+      `${name}=${JSON.stringify(raw)} is not a whole number >= 0; using the default, ${fallback}.`,
+      { code: "FRESHFS_INVALID_ENV" },
+    );
+  }
+  return fallback;
+}
+
 function keyOf(root: string, includeHidden: boolean, useGitignore: boolean): string {
   return `${includeHidden ? "h" : "-"}${useGitignore ? "g" : "-"}${root}`;
 }
@@ -146,7 +168,6 @@ export class ScanCache {
   #active = 0;
   #bytes = 0;
   #configured: Partial<ScanCachePolicy> | undefined;
-  readonly #warned = new Set<string>();
 
   /** Sets the policy in code instead of the environment; `undefined` goes back to it. */
   configure(policy: Partial<ScanCachePolicy> | undefined): void {
@@ -173,23 +194,9 @@ export class ScanCache {
         out[name] = configured;
         continue;
       }
-      const raw = process.env[ENV_NAMES[name]];
-      if (raw === undefined || raw.trim() === "") continue;
-      const value = Number(raw.trim());
-      if (Number.isSafeInteger(value) && value >= 0) out[name] = value;
-      else this.#warnOnce(ENV_NAMES[name], raw, DEFAULT_POLICY[name]);
+      out[name] = envCount(ENV_NAMES[name], DEFAULT_POLICY[name]);
     }
     return out;
-  }
-
-  #warnOnce(variable: string, raw: string, fallback: number): void {
-    const key = `${variable}=${raw}`;
-    if (this.#warned.has(key)) return;
-    this.#warned.add(key);
-    process.emitWarning(
-      `${variable}=${JSON.stringify(raw)} is not a whole number >= 0; using the default, ${fallback}.`,
-      { code: "FRESHFS_INVALID_ENV" },
-    );
   }
 
   /**
