@@ -1,18 +1,20 @@
 /**
  * Searching one file's bytes: the grep worker's inner loop. Pure (a Buffer in, lines out);
- * depends on nothing.
+ * depends on `finder`.
  *
- * Lines are found on the raw bytes: with a required literal, `Buffer.indexOf` (~2 GB/s) picks
+ * Lines are found on the raw bytes: with a required literal, a `Finder` (~2 GB/s) picks
  * the candidate lines and only those are decoded and handed to the regex; without one, every
  * line is. A match never spans lines unless the search is multiline, as with ripgrep.
  */
+
+import type { Finder } from "./finder.js";
 
 export type SearchMode = "content" | "files_with_matches" | "count";
 
 export interface EngineSettings {
   readonly regex: RegExp;
-  /** Bytes every match contains (case-sensitive search), or their lower-case text (folded). */
-  readonly literal: Buffer | string | undefined;
+  /** Finds the text every match contains (exactly, or in any ASCII case). */
+  readonly finder: Finder | undefined;
   /** The literal is the whole pattern: a line that contains it matches, with no regex run. */
   readonly exact: boolean;
   readonly multiline: boolean;
@@ -52,17 +54,8 @@ export function searchBuffer(buffer: Buffer, settings: EngineSettings): FileOutc
   if (buffer.subarray(0, BINARY_PROBE).includes(0)) return BINARY;
   // A UTF-8 byte order mark is not part of the first line's text (ripgrep strips it too).
   const start = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
-  const { literal } = settings;
-  let folded: string | undefined;
-  if (literal !== undefined) {
-    if (typeof literal === "string") {
-      // Latin-1 keeps one character per byte, so offsets into the folded text are byte offsets.
-      folded = buffer.toString("latin1").toLowerCase();
-      if (folded.indexOf(literal, start) === -1) return NONE;
-    } else if (buffer.indexOf(literal, start) === -1) {
-      return NONE;
-    }
-  }
+  const { finder } = settings;
+  if (finder !== undefined && finder.find(buffer, start) === -1) return NONE;
   let matched: Line[];
   // Matching lines, as ripgrep counts them; in multiline mode a match over several lines
   // counts once.
@@ -71,9 +64,9 @@ export function searchBuffer(buffer: Buffer, settings: EngineSettings): FileOutc
     ({ lines: matched, count } = multilineMatches(buffer, start, settings));
   } else {
     matched =
-      literal === undefined && settings.wholeText
+      finder === undefined && settings.wholeText
         ? textMatches(buffer, start, settings)
-        : lineMatches(buffer, start, settings, folded);
+        : lineMatches(buffer, start, settings);
     count = matched.length;
   }
   if (matched.length === 0) return NONE;
@@ -97,13 +90,8 @@ function decode(buffer: Buffer, line: Line): string {
 }
 
 /** Matching lines, in order, at most `maxCount` (one, for files-with-matches). */
-function lineMatches(
-  buffer: Buffer,
-  start: number,
-  settings: EngineSettings,
-  folded: string | undefined,
-): Line[] {
-  const { regex, literal, exact } = settings;
+function lineMatches(buffer: Buffer, start: number, settings: EngineSettings): Line[] {
+  const { regex, finder, exact } = settings;
   const limit = settings.mode === "files_with_matches" ? 1 : settings.maxCount;
   // Only lines shown need their numbers.
   const numbered = settings.mode === "content";
@@ -113,11 +101,8 @@ function lineMatches(
   let number = 1;
   while (from <= buffer.length && found.length < limit) {
     let lineStart = from;
-    if (literal !== undefined) {
-      const at =
-        folded !== undefined
-          ? folded.indexOf(literal as string, from)
-          : buffer.indexOf(literal as Buffer, from);
+    if (finder !== undefined) {
+      const at = finder.find(buffer, from);
       if (at === -1) break;
       lineStart = lineStartAt(buffer, at, start);
     }

@@ -252,6 +252,22 @@ function withLineSemantics(source: string): string {
   return out;
 }
 
+/**
+ * The lower-cased literal, or the longest part of it that ASCII folding finds wherever the regex
+ * matches: with `u`, `/k/iu` also matches U+212A (Kelvin) and `/s/iu` U+017F (long s), which no
+ * ASCII spelling finds, so those letters split it.
+ */
+function foldableRun(literal: string, flags: string): string | undefined {
+  const lower = literal.toLowerCase();
+  if (!flags.includes("u")) return lower;
+  let best: string | undefined;
+  for (const run of lower.split(/[ks]/)) {
+    if (run !== "" && worthSearchingFor(run) && (best === undefined || run.length > best.length))
+      best = run;
+  }
+  return best;
+}
+
 /** Compiles a grep query; throws `INVALID_PATTERN` with the engine's reason. */
 export function compilePattern(pattern: string, options: PatternOptions): CompiledPattern {
   if (typeof pattern !== "string") {
@@ -303,7 +319,7 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
   // ASCII (folded by lower-casing bytes read as Latin-1).
   let literal = found !== undefined && worthSearchingFor(found) ? found : undefined;
   if (literal !== undefined && ignoreCase) {
-    literal = /^[\x20-\x7e\t]*$/.test(literal) ? literal.toLowerCase() : undefined;
+    literal = /^[\x20-\x7e\t]*$/.test(literal) ? foldableRun(literal, flags) : undefined;
   }
   // A pattern of literal characters only (as written, or escaped), searched without word
   // bounds, within lines, and folded (if at all) as the ASCII folding above does.

@@ -12,6 +12,7 @@ import {
   workerData,
 } from "node:worker_threads";
 import { type EngineSettings, type FileOutcome, type SearchMode, searchBuffer } from "./engine.js";
+import { exactFinder, foldedFinder } from "./finder.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
 
 /**
@@ -191,12 +192,12 @@ function prepare(search: number, settings: WorkerSettings): Prepared {
     prefix: rootPrefix(settings.root),
     engine: {
       regex: new RegExp(settings.source, settings.flags),
-      literal:
+      finder:
         settings.literal === undefined
           ? undefined
           : settings.ignoreCase
-            ? settings.literal
-            : Buffer.from(settings.literal, "utf8"),
+            ? foldedFinder(settings.literal)
+            : exactFinder(Buffer.from(settings.literal, "utf8")),
       exact: settings.exact,
       multiline: settings.multiline,
       wholeText: !/\(\?<?[=!]/.test(settings.source),
