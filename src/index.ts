@@ -2,6 +2,14 @@
  * freshfs: the file layer of a coding agent. The public API, exported by name; everything not
  * exported here is internal.
  */
+export {
+  type ContentIndexPolicy,
+  type ContentIndexStats,
+  configureContentIndex,
+  contentIndexPolicy,
+  contentIndexStats,
+  waitForContentIndex,
+} from "./content/registry.js";
 export { FreshfsError, type FreshfsErrorCode } from "./errors.js";
 export { LOCK_STALE_MS, LOCK_WAIT_MS } from "./io/lockfile.js";
 export {

@@ -179,6 +179,11 @@ export class LiveTrees {
     return dropped ? { ...result, unwatched: dropped } : result;
   }
 
+  /** The root's live tree, if it has one now (the content index attaches to it). */
+  treeOf(root: string, policy: ScanPolicy): LiveTree | undefined {
+    return this.#trees.get(keyOf(resolveScanRoot(root), policy));
+  }
+
   /** `LiveTree.peek` for the root's tree, when it is live and quiet; else undefined. */
   peek(
     root: string,

@@ -306,6 +306,20 @@ export interface LiveTreeOptions {
   readonly onResize: (tree: LiveTree, adding: number) => void;
 }
 
+/**
+ * Told of every change to the tree as soon as it is known: the content index, which must never
+ * vouch for a file changed since it read it. `changed` comes before any answer that reflects the
+ * change (from the event, a confirmation that found a difference, or freshfs's own `touch`).
+ */
+export interface TreeObserver {
+  /** `rel` (a file, or a directory and everything below it; "" the whole tree) may have changed. */
+  changed(rel: string): void;
+  /** Changes may have been missed (the event stream was distrusted): nothing known holds. */
+  reset(): void;
+  /** The tree stopped watching: it will tell nothing more. */
+  closed(): void;
+}
+
 /** Watch failures that mean "not here, not now": the tree falls back to walking. */
 const UNWATCHABLE = new Set(["ENOSPC", "EMFILE", "ENFILE", "ENOMEM", "ENOSYS", "EPERM"]);
 
@@ -344,6 +358,7 @@ export class LiveTree implements WatchSubscriber {
   #turn: Promise<unknown> = Promise.resolve();
   #confirmWaiters: (() => void)[] = [];
   #closed = false;
+  #observer: TreeObserver | undefined;
   /** Calls under way through `query`. */
   #busy = 0;
   /** Monotonic time of the last call: the registry evicts the least recently used. */
@@ -360,6 +375,16 @@ export class LiveTree implements WatchSubscriber {
 
   get status(): LiveStatus {
     return this.#status;
+  }
+
+  /** Whether the tree stopped watching for good (evicted, given up): its observer was told. */
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  /** Tells `observer` of every change from now on (one observer: the tree's content index). */
+  observe(observer: TreeObserver): void {
+    this.#observer = observer;
   }
 
   /** Estimated bytes of the listing and the directory states. */
@@ -524,6 +549,8 @@ export class LiveTree implements WatchSubscriber {
     signal: AbortSignal | undefined,
     onProgress: ((progress: WalkProgress) => void) | undefined,
   ): Promise<ScanResult> {
+    // Events dropped, or never heard: no file's content can be vouched for.
+    if (!trusted) this.#observer?.reset();
     // Events from here on are about the tree this walk reads, or later: keep them.
     this.#pending = new Map();
     this.#pendingNames = 0;
@@ -660,11 +687,14 @@ export class LiveTree implements WatchSubscriber {
     this.#skipped = [];
     this.#status = "empty";
     for (const wake of this.#confirmWaiters.splice(0)) wake();
+    this.#observer?.closed();
+    this.#observer = undefined;
   }
 
   /** Everything may have changed (an invalidation of every listing): walk again, watches kept. */
   touchAll(): void {
     this.#rulesChanged = true;
+    this.#observer?.reset();
   }
 
   /** A change freshfs itself made at `path`: applied at the next call, event or not. */
@@ -683,6 +713,7 @@ export class LiveTree implements WatchSubscriber {
   }
 
   #note(rel: string, name: string): void {
+    this.#observer?.changed(name === "" ? rel : rel === "" ? name : `${rel}/${name}`);
     let names = this.#pending.get(rel);
     if (!names) {
       names = new Set();
@@ -762,6 +793,7 @@ export class LiveTree implements WatchSubscriber {
 
   onDistrust(reason: string): void {
     this.#distrust ??= reason;
+    this.#observer?.reset();
     for (const wake of this.#confirmWaiters.splice(0)) wake();
   }
 

@@ -12,9 +12,12 @@ import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, dirname } from "node:path";
 import picomatch from "picomatch";
+import { contentIndexes } from "../../content/registry.js";
+import type { CandidateQuery, ContentIndex } from "../../content/store.js";
 import { FreshfsError, fromFsError, quoted } from "../../errors.js";
 import { nodeFs } from "../../io/fs.js";
 import { absolutePath, canonicalPath } from "../../io/paths.js";
+import { liveTrees } from "../../live/registry.js";
 import type { Freshness, ScanResult } from "../../scan/cache.js";
 import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pattern.js";
 import { resolveScanRoot } from "../../scan/walk.js";
@@ -48,6 +51,12 @@ export interface GrepOptions {
    * @default false
    */
   watch?: boolean | undefined;
+  /**
+   * With `watch`, use the live tree's content index: files it proves cannot match are not read
+   * (built in the background at the first search, kept exact by the tree's events).
+   * @default true
+   */
+  index?: boolean | undefined;
   /** Search node_modules (when the ignore rules let it through). @default true */
   includeNodeModules?: boolean | undefined;
   /** The pattern is a literal string (`-F`). @default false */
@@ -111,6 +120,8 @@ export interface GrepResult {
   readonly truncated: boolean;
   /** Files searched (candidates after the filters). */
   readonly filesSearched: number;
+  /** Files read to answer: fewer than `filesSearched` when the content index ruled some out. */
+  readonly filesRead: number;
   readonly skipped: {
     readonly binary: number;
     readonly tooLarge: readonly { readonly path: string; readonly size: number }[];
@@ -514,6 +525,13 @@ async function runSearch(
   return collected;
 }
 
+/** What a matching line must contain, for the content index. */
+function candidateQuery(compiled: ReturnType<typeof compilePattern>): CandidateQuery {
+  return compiled.literal === undefined
+    ? { kind: "all" }
+    : { kind: "literal", text: compiled.literal };
+}
+
 export function grep(pattern: string, given: GrepOptions = {}): Promise<GrepResult> {
   return search(pattern, given, false);
 }
@@ -570,6 +588,8 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   let freshness: Freshness = "walked";
   let unwatched: string | undefined;
   let follow = false;
+  let listed: ScanResult | undefined;
+  let index: ContentIndex | undefined;
   if (isFile) {
     root = resolveScanRoot(dirname(target));
     candidates = [basename(target)];
@@ -610,10 +630,14 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
       }
       return out.length === before ? out : out.sort(byListingOrder);
     };
+    const policy = {
+      includeHidden: options.hidden ?? true,
+      useGitignore: options.gitignore ?? true,
+    };
     const searched = await searchListing(
       {
         root,
-        policy: { includeHidden: options.hidden ?? true, useGitignore: options.gitignore ?? true },
+        policy,
         // The shared listings of grep are gitignore-aware ones (contract 2.6): a search without
         // ignore rules walks on its own.
         cache: (options.cache ?? false) && (options.gitignore ?? true),
@@ -621,19 +645,35 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
         signal: options.signal,
         onProgress: options.onProgress,
       },
-      (listing) => select(listing),
+      (listing) => {
+        listed = listing;
+        return select(listing);
+      },
       (files) => files.length === 0,
     );
     candidates = searched.value;
     freshness = searched.freshness;
     unwatched = searched.unwatched;
+    // The index vouches for files only as the live tree does: for a live answer.
+    const tree = freshness === "live" ? liveTrees.treeOf(root, policy) : undefined;
+    index = tree && (options.index ?? true) ? contentIndexes.of(tree) : undefined;
+  }
+  let toSearch = candidates;
+  let knownBinary = 0;
+  if (index) {
+    const consulted = index.consult(candidates, candidateQuery(compiled), {
+      requiresNonAscii: false,
+      maxFileSize,
+    });
+    toSearch = consulted.read.map((i) => candidates[i] as string);
+    knownBinary = consulted.binary;
   }
 
   const lines: GrepLine[] = [];
   const files: string[] = [];
   const counts: { path: string; count: number }[] = [];
   let records = 0;
-  let binary = 0;
+  let binary = knownBinary;
   const tooLarge: { path: string; size: number }[] = [];
   const unreadable: { path: string; code: string }[] = [];
   const failed: { path: string; message: string }[] = [];
@@ -643,13 +683,13 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   // the page is in hand (that one says the answer is truncated).
   const report = options.onProgress;
   let reportedAt = performance.now();
-  const consume = (index: number, outcome: WorkerOutcome | undefined): boolean => {
+  const consume = (at: number, outcome: WorkerOutcome | undefined): boolean => {
     if (report && performance.now() - reportedAt >= PROGRESS_EVERY_MS) {
       reportedAt = performance.now();
-      report({ phase: "search", done: index + 1, total: candidates.length });
+      report({ phase: "search", done: at + 1, total: toSearch.length });
     }
     if (!outcome) return true;
-    const path = candidates[index] as string;
+    const path = toSearch[at] as string;
     if (outcome.kind === "binary") binary++;
     else if (outcome.kind === "too-large") tooLarge.push({ path, size: outcome.size });
     else if (outcome.kind === "unreadable") {
@@ -692,11 +732,14 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
       named,
       follow,
     },
-    candidates,
+    toSearch,
     consume,
     { fileTimeoutMs, timeoutMs, signal: options.signal },
   );
-  const timedOut = collected.timedOut.map((index) => candidates[index] as string);
+  // Files changed since the index read them (or new) are indexed again, after the answer's
+  // reading is done, so the build thread does not compete with it.
+  if (index && listed) contentIndexes.maintain(index, listed);
+  const timedOut = collected.timedOut.map((at) => toSearch[at] as string);
   const warnings: string[] = [];
   if (timedOut.length > 0) {
     warnings.push(
@@ -722,6 +765,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     totalRecords: records,
     truncated: records > wanted,
     filesSearched: candidates.length,
+    filesRead: toSearch.length,
     skipped: { binary, tooLarge, unreadable, timedOut, failed },
     partial: collected.partial,
     warnings,

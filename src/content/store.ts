@@ -1,0 +1,409 @@
+/**
+ * A tree's content index: which files may hold a literal, answered from trigram postings kept
+ * in memory, so that a repeated grep reads only the files that can match. Kept exact by the
+ * live tree: every change it hears of marks the files below the changed path stale at once, and
+ * a stale file is read from disk as if there were no index. Depends on `live/` (the observer
+ * seam, the listing order) and `trigrams`; the building is the registry's.
+ *
+ * The index is a list of segments, each built by the build thread from one run of files (in
+ * listing order, so each segment's paths are sorted): a change finds its files in each segment
+ * by binary search. A file indexed again (changed, or compacted) goes into a new segment and the
+ * old entry is left stale; a segment with nothing live left is dropped.
+ */
+import { comparePaths, type TreeObserver } from "../live/tree.js";
+import { BINARY, NON_ASCII, type SegmentData, UNINDEXED } from "./build-thread.js";
+import { literalKeys } from "./trigrams.js";
+
+/** What a matching line must contain (the grep regex analysis's literal query). */
+export type CandidateQuery =
+  | { readonly kind: "all" }
+  | { readonly kind: "none" }
+  | { readonly kind: "literal"; readonly text: string }
+  | { readonly kind: "and" | "or"; readonly of: readonly CandidateQuery[] };
+
+export interface Consulted {
+  /** Indexes (into the paths consulted) of the files to read: candidates, and those unvouched. */
+  readonly read: number[];
+  /** Files the index knows to be binary (grep counts them, as it would on reading them). */
+  readonly binary: number;
+  /** Files the index ruled out without reading them. */
+  readonly ruledOut: number;
+}
+
+/** Estimated heap per indexed file beyond the segment's arrays: its map slot and path slot. */
+export const INDEX_FILE_BYTES = 72;
+const SEGMENT_ID = 0x10000;
+
+/** What a segment holds: its arrays, its stale flags, and the per-file estimate. */
+export function segmentBytes(data: SegmentData): number {
+  return (
+    data.keys.byteLength +
+    data.starts.byteLength +
+    data.dense.byteLength +
+    data.data.byteLength +
+    data.flags.byteLength * 2 +
+    data.sizes.byteLength +
+    data.count * INDEX_FILE_BYTES
+  );
+}
+
+/** First index in sorted `paths` not before `path` (listing order). */
+function lowerBound(paths: readonly string[], path: string): number {
+  let lo = 0;
+  let hi = paths.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (comparePaths(paths[mid] as string, path) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export class Segment {
+  readonly id: number;
+  /** The index's change count when its files began to be read. */
+  readonly startedAt: number;
+  readonly paths: readonly string[];
+  readonly data: SegmentData;
+  /** 1: changed since it was read, or indexed again elsewhere. */
+  readonly stale: Uint8Array;
+  live: number;
+
+  constructor(id: number, startedAt: number, paths: readonly string[], data: SegmentData) {
+    this.id = id;
+    this.startedAt = startedAt;
+    this.paths = paths;
+    this.data = data;
+    this.stale = new Uint8Array(data.count);
+    this.live = data.count;
+  }
+
+  get bytes(): number {
+    return segmentBytes(this.data);
+  }
+
+  markStale(local: number): void {
+    if (this.stale[local]) return;
+    this.stale[local] = 1;
+    this.live--;
+  }
+
+  /** Marks `rel` and everything below it stale ("" is everything). */
+  changed(rel: string): void {
+    const paths = this.paths;
+    if (rel === "") {
+      for (let i = 0; i < paths.length; i++) this.markStale(i);
+      return;
+    }
+    const prefix = `${rel}/`;
+    for (let i = lowerBound(paths, rel); i < paths.length; i++) {
+      const path = paths[i] as string;
+      if (path !== rel && !path.startsWith(prefix)) break;
+      this.markStale(i);
+    }
+  }
+
+  /** The files holding every key (16 per word), or undefined when one key is absent. */
+  #withAll(keys: readonly number[]): Uint16Array | undefined {
+    const { data } = this;
+    const words = Math.ceil(data.count / 16);
+    let out: Uint16Array | undefined;
+    for (const key of keys) {
+      let lo = 0;
+      let hi = data.keys.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((data.keys[mid] as number) < key) lo = mid + 1;
+        else hi = mid;
+      }
+      if (data.keys[lo] !== key) return undefined;
+      const from = data.starts[lo] as number;
+      const to = data.starts[lo + 1] as number;
+      const these = new Uint16Array(words);
+      if (data.dense[lo]) these.set(data.data.subarray(from, to));
+      else {
+        for (let i = from; i < to; i++) {
+          const file = data.data[i] as number;
+          these[file >>> 4] = (these[file >>> 4] as number) | (1 << (file & 15));
+        }
+      }
+      if (!out) out = these;
+      else for (let w = 0; w < words; w++) out[w] = (out[w] as number) & (these[w] as number);
+    }
+    return out;
+  }
+
+  /** Files that may satisfy `query`: a bitmap, or true for all. */
+  evaluate(query: CandidateQuery): Uint16Array | true {
+    const words = Math.ceil(this.data.count / 16);
+    switch (query.kind) {
+      case "all":
+        return true;
+      case "none":
+        return new Uint16Array(words);
+      case "literal": {
+        const keys = literalKeys(query.text);
+        if (keys.length === 0) return true;
+        return this.#withAll(keys) ?? new Uint16Array(words);
+      }
+      case "and": {
+        let out: Uint16Array | true = true;
+        for (const part of query.of) {
+          const these = this.evaluate(part);
+          if (these === true) continue;
+          if (out === true) out = these;
+          else for (let w = 0; w < words; w++) out[w] = (out[w] as number) & (these[w] as number);
+        }
+        return out;
+      }
+      case "or": {
+        const out = new Uint16Array(words);
+        for (const part of query.of) {
+          const these = this.evaluate(part);
+          if (these === true) return true;
+          for (let w = 0; w < words; w++) out[w] = (out[w] as number) | (these[w] as number);
+        }
+        return out;
+      }
+    }
+  }
+}
+
+/** A run of files being indexed: changes heard meanwhile apply to its segment when it lands. */
+interface InFlight {
+  readonly startedAt: number;
+  readonly generation: number;
+}
+
+/**
+ * One tree's index. The registry feeds it segments and decides when to build; this class keeps
+ * them, hears the tree's changes, and answers which files a search must read.
+ */
+export class ContentIndex implements TreeObserver {
+  readonly root: string;
+  readonly #segments = new Map<number, Segment>();
+  /** Path → the entry that describes it now: segment id × 65536 + local number. */
+  readonly #files = new Map<string, number>();
+  #nextSegment = 1;
+  /** Changes heard so far: a segment is valid for changes heard before it began reading. */
+  #changes = 0;
+  /** Changes heard while runs are being indexed, to apply to their segments on arrival. */
+  #recent: { readonly rel: string; readonly at: number }[] = [];
+  readonly #inFlight = new Set<InFlight>();
+  /** Bumped by `reset`: runs started before it land nowhere. */
+  #generation = 0;
+  #closed = false;
+  /** Paths changed since the index last looked for files to index again. */
+  changedSinceMaintenance = true;
+  /** When the first build began and ended (performance.now()). */
+  buildStarted: number | undefined;
+  buildEnded: number | undefined;
+  textBytes = 0;
+  readonly #onClosed: (index: ContentIndex) => void;
+
+  constructor(root: string, onClosed: (index: ContentIndex) => void) {
+    this.root = root;
+    this.#onClosed = onClosed;
+  }
+
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  get generation(): number {
+    return this.#generation;
+  }
+
+  get segments(): number {
+    return this.#segments.size;
+  }
+
+  get files(): number {
+    return this.#files.size;
+  }
+
+  get building(): number {
+    return this.#inFlight.size;
+  }
+
+  get bytes(): number {
+    let bytes = 0;
+    for (const segment of this.#segments.values()) bytes += segment.bytes;
+    return bytes;
+  }
+
+  changed(rel: string): void {
+    const at = ++this.#changes;
+    this.changedSinceMaintenance = true;
+    for (const segment of this.#segments.values()) segment.changed(rel);
+    if (this.#inFlight.size > 0) this.#recent.push({ rel, at });
+  }
+
+  reset(): void {
+    this.#generation++;
+    this.#segments.clear();
+    this.#files.clear();
+    this.#recent = [];
+    this.#inFlight.clear();
+    this.textBytes = 0;
+    this.buildStarted = undefined;
+    this.buildEnded = undefined;
+    this.changedSinceMaintenance = true;
+  }
+
+  closed(): void {
+    this.reset();
+    this.#closed = true;
+    this.#onClosed(this);
+  }
+
+  /** A run of files is about to be read: changes heard from now on apply to its segment. */
+  begin(): InFlight {
+    const run = { startedAt: this.#changes, generation: this.#generation };
+    this.#inFlight.add(run);
+    return run;
+  }
+
+  /** The run failed or was dropped: nothing lands. */
+  abandon(run: InFlight): void {
+    this.#inFlight.delete(run);
+    this.#trimRecent();
+  }
+
+  /** A run's segment: `paths` are the run's (the segment covers the first `data.count`). */
+  land(run: InFlight, paths: readonly string[], data: SegmentData): void {
+    this.#inFlight.delete(run);
+    if (run.generation !== this.#generation || this.#closed) return;
+    const segment = new Segment(
+      this.#nextSegment++,
+      run.startedAt,
+      paths.slice(0, data.count),
+      data,
+    );
+    for (const change of this.#recent) {
+      if (change.at > run.startedAt) segment.changed(change.rel);
+    }
+    this.#trimRecent();
+    const base = segment.id * SEGMENT_ID;
+    for (let local = 0; local < segment.paths.length; local++) {
+      const path = segment.paths[local] as string;
+      const before = this.#files.get(path);
+      if (before !== undefined) this.#entry(before)?.segment.markStale(before % SEGMENT_ID);
+      this.#files.set(path, base + local);
+    }
+    this.#segments.set(segment.id, segment);
+    this.textBytes += data.textBytes;
+    this.#dropEmpty();
+  }
+
+  #trimRecent(): void {
+    if (this.#inFlight.size === 0) {
+      this.#recent = [];
+      return;
+    }
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const run of this.#inFlight) oldest = Math.min(oldest, run.startedAt);
+    this.#recent = this.#recent.filter((change) => change.at > oldest);
+  }
+
+  #entry(ref: number): { segment: Segment; local: number } | undefined {
+    const segment = this.#segments.get(Math.floor(ref / SEGMENT_ID));
+    return segment ? { segment, local: ref % SEGMENT_ID } : undefined;
+  }
+
+  #dropEmpty(): void {
+    for (const [id, segment] of this.#segments) {
+      if (segment.live > 0) continue;
+      this.#segments.delete(id);
+      const base = id * SEGMENT_ID;
+      for (let local = 0; local < segment.paths.length; local++) {
+        const path = segment.paths[local] as string;
+        if (this.#files.get(path) === base + local) this.#files.delete(path);
+      }
+    }
+  }
+
+  /**
+   * Which of `paths` a search for `query` must read. A file is ruled out only when its entry is
+   * not stale, was indexed whole, is no larger than `maxFileSize`, and cannot hold a match.
+   */
+  consult(
+    paths: readonly string[],
+    query: CandidateQuery,
+    options: { readonly requiresNonAscii: boolean; readonly maxFileSize: number },
+  ): Consulted {
+    const read: number[] = [];
+    let binary = 0;
+    let ruledOut = 0;
+    const evaluated = new Map<number, Uint16Array | true>();
+    for (let i = 0; i < paths.length; i++) {
+      const ref = this.#files.get(paths[i] as string);
+      const entry = ref === undefined ? undefined : this.#entry(ref);
+      if (!entry || entry.segment.stale[entry.local]) {
+        read.push(i);
+        continue;
+      }
+      const { segment, local } = entry;
+      const flags = segment.data.flags[local] as number;
+      if (flags & UNINDEXED || (segment.data.sizes[local] as number) > options.maxFileSize) {
+        read.push(i);
+        continue;
+      }
+      if (flags & BINARY) {
+        binary++;
+        continue;
+      }
+      if (options.requiresNonAscii && !(flags & NON_ASCII)) {
+        ruledOut++;
+        continue;
+      }
+      let these = evaluated.get(segment.id);
+      if (these === undefined) {
+        these = segment.evaluate(query);
+        evaluated.set(segment.id, these);
+      }
+      if (these === true || ((these[local >>> 4] as number) >>> (local & 15)) & 1) read.push(i);
+      else ruledOut++;
+    }
+    return { read, binary, ruledOut };
+  }
+
+  /**
+   * Of the tree's files now (listing order), from `from` on, the first `limit` the index should
+   * read: never indexed, or stale; and where the first of them is (`files.length` if none), since
+   * every file before it is indexed. Runs of a segment mostly stale are indexed again whole
+   * (their live files too), so that the segment can go.
+   */
+  unindexed(
+    files: readonly string[],
+    from: number,
+    limit: number,
+  ): { readonly paths: string[]; readonly first: number } {
+    const paths: string[] = [];
+    let first = files.length;
+    const compact = new Set<number>();
+    for (const segment of this.#segments.values()) {
+      if (segment.live < segment.paths.length / 2) compact.add(segment.id);
+    }
+    for (let i = from; i < files.length && paths.length < limit; i++) {
+      const path = files[i] as string;
+      const ref = this.#files.get(path);
+      const entry = ref === undefined ? undefined : this.#entry(ref);
+      if (!entry || entry.segment.stale[entry.local] || compact.has(entry.segment.id)) {
+        if (paths.length === 0) first = i;
+        paths.push(path);
+      }
+    }
+    return { paths, first };
+  }
+
+  /** Entries of paths no longer in the tree: forgotten, so that their segments can go. */
+  forgetGone(files: ReadonlySet<string>): void {
+    for (const [path, ref] of this.#files) {
+      if (files.has(path)) continue;
+      this.#entry(ref)?.segment.markStale(ref % SEGMENT_ID);
+      this.#files.delete(path);
+    }
+    this.#dropEmpty();
+  }
+}
