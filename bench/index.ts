@@ -4,12 +4,13 @@
  * named suites and prints them without writing the page (a page of some suites would drop the
  * others). `--quick` is the smoke run: small generated trees, under a minute, the report
  * written to a temp directory and removed (or kept in `--out DIR`), so CI proves the whole
- * path still works.
+ * path still works. The `linux` suite searches the Linux kernel (`bench/.linux`): named, it builds
+ * the tree first if it is missing; in a full run it runs only if the tree is there.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { forceRescan } from "../src/index.js";
@@ -17,6 +18,7 @@ import { benchGuard } from "./guard.js";
 import { machine } from "./lib/measure.js";
 import { CORPUS_DIR, findCorpus } from "./lib/peers.js";
 import { type SuiteResult, writeReport } from "./lib/report.js";
+import { benchLinux, LINUX_CORPUS_DIR } from "./linux.js";
 import { benchLive } from "./live.js";
 import { benchScan } from "./scan.js";
 import { benchSearch } from "./search.js";
@@ -28,6 +30,7 @@ const SUITES = {
   search: benchSearch,
   live: benchLive,
   tools: benchTools,
+  linux: benchLinux,
 } as const;
 /** Suites that read the corpus (the others build their own files). */
 const ON_CORPUS = new Set<keyof typeof SUITES>(["scan", "search", "live"]);
@@ -56,6 +59,7 @@ let corpus: string | undefined;
 if (!quick && chosen.some((name) => ON_CORPUS.has(name))) {
   corpus = findCorpus() ?? buildCorpus();
 }
+if (!quick && positionals.includes("linux") && !existsSync(LINUX_CORPUS_DIR)) buildLinuxCorpus();
 
 const results: SuiteResult[] = [];
 for (const name of chosen) {
@@ -70,7 +74,9 @@ const header = {
     ? await describeCorpus(corpus)
     : quick
       ? "Corpus: small trees generated at run time (quick mode), not the benchmark corpus."
-      : "Corpus: not used by these suites (they write their own files).",
+      : chosen.includes("linux")
+        ? "Corpus: the Linux kernel tree of the linux suite (described in its section)."
+        : "Corpus: not used by these suites (they write their own files).",
   quick,
 };
 if (all || values.out !== undefined) {
@@ -124,6 +130,32 @@ function buildCorpus(): string {
   }
   renameSync(partial, CORPUS_DIR);
   return CORPUS_DIR;
+}
+
+/**
+ * Runs ../shared/bench/make-linux-corpus.sh (minutes; Debian's linux-source-6.1, installed with
+ * apt-get if missing) into bench/.scratch, renamed to bench/.linux only once complete, as
+ * buildCorpus does; both places are gitignored.
+ */
+function buildLinuxCorpus(): void {
+  const script = resolve(repo, "..", "shared", "bench", "make-linux-corpus.sh");
+  if (!existsSync(script)) {
+    console.error(`bench: no Linux corpus at ${LINUX_CORPUS_DIR}, and no ${script} to build it.`);
+    process.exit(1);
+  }
+  const partial = join(repo, "bench", ".scratch", "linux.partial");
+  console.error(
+    `bench: no Linux corpus yet; building ${LINUX_CORPUS_DIR} with ${script} (extracts Debian's linux-source-6.1, installing the package with apt-get if it is missing, which needs root; a few minutes)…`,
+  );
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(dirname(partial), { recursive: true });
+  const built = spawnSync("bash", [script, partial], { stdio: ["ignore", "inherit", "inherit"] });
+  if (built.status !== 0) {
+    console.error("bench: building the Linux corpus failed (see above).");
+    process.exit(1);
+  }
+  renameSync(partial, LINUX_CORPUS_DIR);
+  console.error(`bench: the Linux corpus is ready: ${LINUX_CORPUS_DIR}`);
 }
 
 /** The corpus's file counts, for the page. */

@@ -66,6 +66,7 @@ describe("npm run bench -- --quick", () => {
       "guard.svg",
       "live-change.svg",
       "live-glob.svg",
+      "linux.svg",
       "scan.svg",
       "tools.svg",
     ]);
@@ -75,7 +76,7 @@ describe("npm run bench -- --quick", () => {
     }
     expect(report.page).toMatch(/Machine: \d+ × .+, \d+ GiB, Node\.js v\d+/);
     expect(report.page).toContain("Quick mode");
-    for (const suite of ["guard", "scan", "search", "live", "tools"]) {
+    for (const suite of ["guard", "scan", "search", "live", "linux", "tools"]) {
       expect(report.page).toContain(`(\`bench/${suite}.ts\`)`);
     }
     // Medians with the fastest and slowest run beside them.

@@ -10,7 +10,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
-import { FOLD, KEY_BITS, trigramKey } from "./trigrams.js";
+import { FOLD, followBit, KEY_BITS, trigramKey } from "./trigrams.js";
 
 /** A run of files to index: the segment covers the first `count` of them. */
 export interface BuildJob {
@@ -30,18 +30,39 @@ export const BINARY = 1;
 export const NON_ASCII = 2;
 /** Not a regular file, unreadable, too large or a link: grep must read it itself. */
 export const UNINDEXED = 4;
+/** A NUL past the first 8 KiB: binary if it matches, so it is read whole, never in blocks. */
+export const HAS_NUL = 8;
+
+/** Files larger than this are indexed in blocks of whole lines of about `BLOCK_BYTES`. */
+const SPLIT_AT = 256 * 1024;
+const BLOCK_BYTES = 128 * 1024;
+/** Blocks of the largest file indexed (16 MiB): a segment keeps room for them. */
+const MAX_FILE_UNITS = (16 * 1024 * 1024) / BLOCK_BYTES + 1;
 
 export interface SegmentData {
   readonly id: number;
   /** Files covered: the job's first `count` paths. */
   readonly count: number;
+  /**
+   * Posting units: one per file, or per block of a large file. Postings and bitmaps are over
+   * units; `fileUnits[f]` to `fileUnits[f + 1]` are file f's.
+   */
+  readonly units: number;
+  readonly fileUnits: Uint32Array;
+  /** Per unit: its first byte in the file, and that byte's line number (1-based). */
+  readonly unitOffsets: Float64Array;
+  readonly unitLines: Float64Array;
   /** Keys present, ascending. */
   readonly keys: Uint32Array;
   /** keys.length + 1 offsets into `data`, in 16-bit words. */
   readonly starts: Uint32Array;
-  /** Per key: 1 when its posting is a bitmap of ceil(count / 16) words, 0 for a sorted list. */
+  /** Per key: 1 when its posting is a bitmap of ceil(units / 16) words, 0 for a sorted list. */
   readonly dense: Uint8Array;
   readonly data: Uint16Array;
+  /** keys.length + 1 offsets into `masks`: sparse keys have one follow mask per posting. */
+  readonly maskStarts: Uint32Array;
+  /** Per posting of a sparse key: the follow bits of the bytes after the trigram in the file. */
+  readonly masks: Uint8Array;
   readonly flags: Uint8Array;
   /** Bytes of each file when read. */
   readonly sizes: Float64Array;
@@ -61,7 +82,12 @@ const BINARY_PROBE = 8192;
 /** Growable parallel arrays of (key, file) pairs. */
 let pairKeys = new Uint32Array(1 << 20);
 let pairFiles = new Uint16Array(1 << 20);
+let pairMasks = new Uint8Array(1 << 20);
 let pairs = 0;
+/** Per key: its pair in the file being read (valid where `seen` says this file). */
+const pairOf = new Int32Array(KEYS);
+/** Per folded byte: its follow bit. */
+const FOLLOW = new Uint8Array(256).map((_, byte) => followBit(FOLD[byte] as number));
 
 function pushPair(key: number, file: number): void {
   if (pairs === pairKeys.length) {
@@ -71,7 +97,11 @@ function pushPair(key: number, file: number): void {
     const files = new Uint16Array(pairFiles.length * 2);
     files.set(pairFiles);
     pairFiles = files;
+    const masks = new Uint8Array(pairMasks.length * 2);
+    masks.set(pairMasks);
+    pairMasks = masks;
   }
+  pairMasks[pairs] = 0;
   pairKeys[pairs] = key;
   pairFiles[pairs] = file;
   pairs++;
@@ -104,17 +134,73 @@ function readWhole(path: string, maxFileBytes: number): { length: number; size: 
   }
 }
 
+/** Posting units a segment holds at most: their numbers are 16 bits. */
+const MAX_UNITS = 0x10000;
+
+/**
+ * Indexes the trigrams of `bytes[from, to)` as posting unit `unit`. Returns whether a byte
+ * above 0x7f was met.
+ */
+function indexUnit(
+  bytes: Buffer,
+  from: number,
+  to: number,
+  unit: number,
+  touched: number[],
+): boolean {
+  if (++stamp === 0x7fffffff) {
+    seen.fill(-1);
+    stamp = 0;
+  }
+  let high = 0;
+  let t = 0;
+  for (let i = from; i < Math.min(to, from + 2); i++) {
+    high |= bytes[i] as number;
+    t = ((t & 0xffff) << 8) | (FOLD[bytes[i] as number] as number);
+  }
+  for (let i = from + 2; i < to; i++) {
+    const byte = bytes[i] as number;
+    high |= byte;
+    t = ((t & 0xffff) << 8) | (FOLD[byte] as number);
+    const key = trigramKey(t);
+    if (seen[key] !== stamp) {
+      seen[key] = stamp;
+      if ((perKey[key] as number) === 0) touched.push(key);
+      perKey[key] = (perKey[key] as number) + 1;
+      pairOf[key] = pairs;
+      pushPair(key, unit);
+    }
+    if (i + 1 < to) {
+      const pair = pairOf[key] as number;
+      pairMasks[pair] = (pairMasks[pair] as number) | (FOLLOW[bytes[i + 1] as number] as number);
+    }
+  }
+  return (high & 0x80) !== 0;
+}
+
 export function buildSegment(job: BuildJob): SegmentData {
   const paths = job.paths.split("\0");
-  const limit = Math.min(paths.length, 0x10000);
+  const limit = Math.min(paths.length, 4096);
   const flags = new Uint8Array(limit);
   const sizes = new Float64Array(limit);
+  const fileUnits = new Uint32Array(limit + 1);
+  const unitOffsets: number[] = [];
+  const unitLines: number[] = [];
   const touched: number[] = [];
   pairs = 0;
   let textBytes = 0;
   let count = 0;
-  while (count < limit && (count === 0 || textBytes < job.maxSegmentBytes)) {
+  while (
+    count < limit &&
+    (count === 0 || textBytes < job.maxSegmentBytes) &&
+    unitOffsets.length < MAX_UNITS - MAX_FILE_UNITS
+  ) {
     const file = count++;
+    const unit = unitOffsets.length;
+    fileUnits[file] = unit;
+    fileUnits[file + 1] = unit + 1;
+    unitOffsets.push(0);
+    unitLines.push(1);
     const read = readWhole(`${job.root}/${paths[file]}`, job.maxFileBytes);
     if (typeof read === "number") {
       flags[file] = UNINDEXED;
@@ -129,43 +215,51 @@ export function buildSegment(job: BuildJob): SegmentData {
       flags[file] = BINARY;
       continue;
     }
-    if (++stamp === 0x7fffffff) {
-      seen.fill(-1);
-      stamp = 0;
+    // A large file is indexed in blocks of whole lines, so that a search reads only the blocks
+    // that can match; not one with a NUL anywhere (binary once it matches: read whole).
+    // A large file is indexed in blocks of whole lines, so that a search reads only the blocks
+    // that can match; not one with a NUL past the probe (binary once it matches: read whole).
+    const nul = length > BINARY_PROBE ? bytes.subarray(0, length).indexOf(0, BINARY_PROBE) : -1;
+    let fileFlags = nul === -1 ? 0 : HAS_NUL;
+    if (length <= SPLIT_AT || nul !== -1) {
+      if (indexUnit(bytes, 0, length, unit, touched)) fileFlags |= NON_ASCII;
+      flags[file] = fileFlags;
+      continue;
     }
-    let high = 0;
-    let t =
-      length >= 2
-        ? ((FOLD[bytes[0] as number] as number) << 8) | (FOLD[bytes[1] as number] as number)
-        : 0;
-    for (let i = 0; i < Math.min(length, 2); i++) high |= bytes[i] as number;
-    for (let i = 2; i < length; i++) {
-      const byte = bytes[i] as number;
-      high |= byte;
-      t = ((t & 0xffff) << 8) | (FOLD[byte] as number);
-      const key = trigramKey(t);
-      if (seen[key] === stamp) continue;
-      seen[key] = stamp;
-      if ((perKey[key] as number) === 0) touched.push(key);
-      perKey[key] = (perKey[key] as number) + 1;
-      pushPair(key, file);
+    let from = 0;
+    let line = 1;
+    let nonAscii = false;
+    for (let u = unit; ; u++) {
+      const newline = from + BLOCK_BYTES >= length ? -1 : bytes.indexOf(0x0a, from + BLOCK_BYTES);
+      const to = newline === -1 || newline + 1 >= length ? length : newline + 1;
+      if (indexUnit(bytes, from, to, u, touched)) nonAscii = true;
+      if (to >= length) break;
+      for (let i = from; i < to; i++) if (bytes[i] === 0x0a) line++;
+      from = to;
+      unitOffsets.push(from);
+      unitLines.push(line);
+      fileUnits[file + 1] = u + 2;
     }
-    if (high & 0x80) flags[file] = NON_ASCII;
+    flags[file] = nonAscii ? NON_ASCII : 0;
   }
+  const units = unitOffsets.length;
   const keys = Uint32Array.from(touched).sort();
-  const words = Math.ceil(count / 16);
+  const words = Math.ceil(units / 16);
   const starts = new Uint32Array(keys.length + 1);
+  const maskStarts = new Uint32Array(keys.length + 1);
   const dense = new Uint8Array(keys.length);
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k] as number;
     const holders = perKey[key] as number;
-    const isDense = holders > count / 16;
+    const isDense = holders > units / 16;
     dense[k] = isDense ? 1 : 0;
     starts[k + 1] = (starts[k] as number) + (isDense ? words : holders);
+    maskStarts[k + 1] = (maskStarts[k] as number) + (isDense ? 0 : holders);
     // From here on, the key's position among the keys.
     perKey[key] = k;
   }
   const data = new Uint16Array(starts[keys.length] as number);
+  const masks = new Uint8Array(maskStarts[keys.length] as number);
   // Next free word of each sorted list (pairs come in file order, so lists come out sorted).
   const cursor = starts.slice(0, keys.length);
   for (let p = 0; p < pairs; p++) {
@@ -175,8 +269,10 @@ export function buildSegment(job: BuildJob): SegmentData {
       const word = (starts[k] as number) + (file >>> 4);
       data[word] = (data[word] as number) | (1 << (file & 15));
     } else {
-      data[cursor[k] as number] = file;
-      cursor[k] = (cursor[k] as number) + 1;
+      const at = cursor[k] as number;
+      data[at] = file;
+      masks[(maskStarts[k] as number) + at - (starts[k] as number)] = pairMasks[p] as number;
+      cursor[k] = at + 1;
     }
   }
   for (const key of touched) perKey[key] = 0;
@@ -187,8 +283,14 @@ export function buildSegment(job: BuildJob): SegmentData {
     starts,
     dense,
     data,
+    maskStarts,
+    masks,
     flags: flags.slice(0, count),
     sizes: sizes.slice(0, count),
+    units,
+    fileUnits: fileUnits.slice(0, count + 1),
+    unitOffsets: Float64Array.from(unitOffsets),
+    unitLines: Float64Array.from(unitLines),
     textBytes,
   };
 }
@@ -202,8 +304,13 @@ if (parentPort) {
       segment.starts.buffer,
       segment.dense.buffer,
       segment.data.buffer,
+      segment.maskStarts.buffer,
+      segment.masks.buffer,
       segment.flags.buffer,
       segment.sizes.buffer,
+      segment.fileUnits.buffer,
+      segment.unitOffsets.buffer,
+      segment.unitLines.buffer,
     ] as ArrayBuffer[]);
   });
 }

@@ -12,7 +12,7 @@
  */
 import { comparePaths, type TreeObserver } from "../live/tree.js";
 import { BINARY, NON_ASCII, type SegmentData, UNINDEXED } from "./build-thread.js";
-import { literalKeys } from "./trigrams.js";
+import { type LiteralKey, literalKeys } from "./trigrams.js";
 
 /** What a matching line must contain (the grep regex analysis's literal query). */
 export type CandidateQuery =
@@ -28,6 +28,11 @@ export interface Consulted {
   readonly binary: number;
   /** Files the index ruled out without reading them. */
   readonly ruledOut: number;
+  /**
+   * For files to read in part (a large file indexed in blocks): by index into the paths
+   * consulted, [offset, end, first line] of each stretch that can match, flat.
+   */
+  readonly blocks: Map<number, number[]>;
 }
 
 /** Estimated heap per indexed file beyond the segment's arrays: its map slot and path slot. */
@@ -41,8 +46,13 @@ export function segmentBytes(data: SegmentData): number {
     data.starts.byteLength +
     data.dense.byteLength +
     data.data.byteLength +
+    data.maskStarts.byteLength +
+    data.masks.byteLength +
     data.flags.byteLength * 2 +
     data.sizes.byteLength +
+    data.fileUnits.byteLength +
+    data.unitOffsets.byteLength +
+    data.unitLines.byteLength +
     data.count * INDEX_FILE_BYTES
   );
 }
@@ -103,12 +113,15 @@ export class Segment {
     }
   }
 
-  /** The files holding every key (16 per word), or undefined when one key is absent. */
-  #withAll(keys: readonly number[]): Uint16Array | undefined {
+  /**
+   * The files holding every key (16 per word), with its follow bits where the posting keeps
+   * them; undefined when one key is absent.
+   */
+  #withAll(keys: readonly LiteralKey[]): Uint16Array | undefined {
     const { data } = this;
-    const words = Math.ceil(data.count / 16);
+    const words = Math.ceil(data.units / 16);
     let out: Uint16Array | undefined;
-    for (const key of keys) {
+    for (const { key, follow } of keys) {
       let lo = 0;
       let hi = data.keys.length;
       while (lo < hi) {
@@ -122,7 +135,9 @@ export class Segment {
       const these = new Uint16Array(words);
       if (data.dense[lo]) these.set(data.data.subarray(from, to));
       else {
+        const masks = (data.maskStarts[lo] as number) - from;
         for (let i = from; i < to; i++) {
+          if (((data.masks[masks + i] as number) & follow) !== follow) continue;
           const file = data.data[i] as number;
           these[file >>> 4] = (these[file >>> 4] as number) | (1 << (file & 15));
         }
@@ -135,7 +150,7 @@ export class Segment {
 
   /** Files that may satisfy `query`: a bitmap, or true for all. */
   evaluate(query: CandidateQuery): Uint16Array | true {
-    const words = Math.ceil(this.data.count / 16);
+    const words = Math.ceil(this.data.units / 16);
     switch (query.kind) {
       case "all":
         return true;
@@ -330,9 +345,15 @@ export class ContentIndex implements TreeObserver {
   consult(
     paths: readonly string[],
     query: CandidateQuery,
-    options: { readonly requiresNonAscii: boolean; readonly maxFileSize: number },
+    options: {
+      readonly requiresNonAscii: boolean;
+      readonly maxFileSize: number;
+      /** Large files may be read in blocks (no context lines, no multiline matches). */
+      readonly blocks: boolean;
+    },
   ): Consulted {
     const read: number[] = [];
+    const blocks = new Map<number, number[]>();
     let binary = 0;
     let ruledOut = 0;
     const evaluated = new Map<number, Uint16Array | true>();
@@ -344,8 +365,9 @@ export class ContentIndex implements TreeObserver {
         continue;
       }
       const { segment, local } = entry;
-      const flags = segment.data.flags[local] as number;
-      if (flags & UNINDEXED || (segment.data.sizes[local] as number) > options.maxFileSize) {
+      const { data } = segment;
+      const flags = data.flags[local] as number;
+      if (flags & UNINDEXED || (data.sizes[local] as number) > options.maxFileSize) {
         read.push(i);
         continue;
       }
@@ -362,10 +384,35 @@ export class ContentIndex implements TreeObserver {
         these = segment.evaluate(query);
         evaluated.set(segment.id, these);
       }
-      if (these === true || ((these[local >>> 4] as number) >>> (local & 15)) & 1) read.push(i);
-      else ruledOut++;
+      if (these === true) {
+        read.push(i);
+        continue;
+      }
+      const first = data.fileUnits[local] as number;
+      const end = data.fileUnits[local + 1] as number;
+      let stretches: number[] | undefined;
+      let all = true;
+      for (let unit = first; unit < end; unit++) {
+        if (!(((these[unit >>> 4] as number) >>> (unit & 15)) & 1)) {
+          all = false;
+          continue;
+        }
+        stretches ??= [];
+        const from = data.unitOffsets[unit] as number;
+        const to =
+          unit + 1 < end ? (data.unitOffsets[unit + 1] as number) : (data.sizes[local] as number);
+        // A block right after the last one extends it.
+        if (stretches.length > 0 && stretches[stretches.length - 2] === from) {
+          stretches[stretches.length - 2] = to;
+        } else stretches.push(from, to, data.unitLines[unit] as number);
+      }
+      if (!stretches) ruledOut++;
+      else {
+        read.push(i);
+        if (!all && options.blocks) blocks.set(i, stretches);
+      }
     }
-    return { read, binary, ruledOut };
+    return { read, binary, ruledOut, blocks };
   }
 
   /**

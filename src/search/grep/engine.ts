@@ -50,10 +50,15 @@ interface Line {
   readonly number: number;
 }
 
-export function searchBuffer(buffer: Buffer, settings: EngineSettings): FileOutcome {
-  if (buffer.subarray(0, BINARY_PROBE).includes(0)) return BINARY;
+/**
+ * Searches a file's bytes, or (`whole` false) a stretch of whole lines from inside one that is
+ * known to hold no NUL (the content index's block): then there is no byte order mark to strip
+ * and no binary test, and line numbers count from the stretch's first line as 1.
+ */
+export function searchBuffer(buffer: Buffer, settings: EngineSettings, whole = true): FileOutcome {
+  if (whole && buffer.subarray(0, BINARY_PROBE).includes(0)) return BINARY;
   // A UTF-8 byte order mark is not part of the first line's text (ripgrep strips it too).
-  const start = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+  const start = whole && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
   const { finder } = settings;
   if (finder !== undefined && finder.find(buffer, start) === -1) return NONE;
   let matched: Line[];
@@ -72,7 +77,7 @@ export function searchBuffer(buffer: Buffer, settings: EngineSettings): FileOutc
   if (matched.length === 0) return NONE;
   // A NUL past the first 8 KiB makes the file binary too, as ripgrep finds it while reading;
   // looked for only in a file that matched (elsewhere it changes nothing), at memchr speed.
-  if (buffer.indexOf(0, BINARY_PROBE) !== -1) return BINARY;
+  if (whole && buffer.indexOf(0, BINARY_PROBE) !== -1) return BINARY;
   if (settings.mode !== "content") return { kind: "hits", matches: count, lines: [] };
   return { kind: "hits", matches: count, lines: withContext(buffer, start, matched, settings) };
 }

@@ -354,6 +354,7 @@ async function runSearch(
   files: readonly string[],
   consume: (index: number, outcome: WorkerOutcome | undefined) => boolean,
   budget: { fileTimeoutMs: number; timeoutMs: number; signal: AbortSignal | undefined },
+  stretches: ReadonlyMap<number, readonly number[]>,
 ): Promise<Collected> {
   const collected: Collected = { timedOut: [], partial: false };
   if (files.length === 0) return collected;
@@ -392,6 +393,16 @@ async function runSearch(
       consumed++;
     }
     if (consumed >= files.length) stop();
+  };
+
+  const stretchesOf = (from: number, end: number) => {
+    if (stretches.size === 0) return undefined;
+    const out: Record<number, readonly number[]> = {};
+    for (let i = from; i < end; i++) {
+      const these = stretches.get(i);
+      if (these) out[i] = these;
+    }
+    return out;
   };
 
   type Ending = "done" | "halt" | { stuck: number; outside: boolean } | { failed: number };
@@ -465,6 +476,7 @@ async function runSearch(
         start: range.from,
         files: files.slice(range.from, range.end).join("\0"),
         skip,
+        stretches: stretchesOf(range.from, range.end),
       } satisfies WorkerRange);
     });
 
@@ -660,12 +672,19 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   }
   let toSearch = candidates;
   let knownBinary = 0;
+  const stretches = new Map<number, readonly number[]>();
   if (index) {
     const consulted = index.consult(candidates, candidateQuery(compiled), {
       requiresNonAscii: false,
       maxFileSize,
+      // Blocks hold whole lines: a match within a line is within one (context is not).
+      blocks: !compiled.multiline && (mode !== "content" || (before === 0 && after === 0)),
     });
     toSearch = consulted.read.map((i) => candidates[i] as string);
+    consulted.read.forEach((i, at) => {
+      const these = consulted.blocks.get(i);
+      if (these) stretches.set(at, these);
+    });
     knownBinary = consulted.binary;
   }
 
@@ -735,6 +754,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     toSearch,
     consume,
     { fileTimeoutMs, timeoutMs, signal: options.signal },
+    stretches,
   );
   // Files changed since the index read them (or new) are indexed again, after the answer's
   // reading is done, so the build thread does not compete with it.

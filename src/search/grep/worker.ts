@@ -11,7 +11,13 @@ import {
   receiveMessageOnPort,
   workerData,
 } from "node:worker_threads";
-import { type EngineSettings, type FileOutcome, type SearchMode, searchBuffer } from "./engine.js";
+import {
+  type EngineSettings,
+  type FileOutcome,
+  type LineRecord,
+  type SearchMode,
+  searchBuffer,
+} from "./engine.js";
 import { exactFinder, foldedFinder } from "./finder.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
 
@@ -60,6 +66,11 @@ export interface WorkerRange {
   readonly files: string;
   /** Files to pass over (a regex timed out on them in an earlier worker). */
   readonly skip: readonly number[];
+  /**
+   * Files to read only in part, by index in the search: [offset, end, first line] of each
+   * stretch of whole lines that can match, flat (the content index's blocks of a large file).
+   */
+  readonly stretches: Readonly<Record<number, readonly number[]>> | undefined;
 }
 
 export type WorkerOutcome =
@@ -137,8 +148,54 @@ function read(fd: number, maxFileSize: number): Buffer | WorkerOutcome {
   }
 }
 
+/**
+ * Searches the stretches of an open file, in order, as one file: line numbers offset by each
+ * stretch's first line, matches counted across them, `maxCount` over the whole file.
+ */
+function searchStretches(
+  fd: number,
+  stretches: readonly number[],
+  serving: Prepared,
+): WorkerOutcome {
+  const { engine, settings } = serving;
+  const limit = settings.mode === "files_with_matches" ? 1 : settings.maxCount;
+  const lines: LineRecord[] = [];
+  let matches = 0;
+  for (let s = 0; s < stretches.length && matches < limit; s += 3) {
+    const from = stretches[s] as number;
+    const length = (stretches[s + 1] as number) - from;
+    if (length > scratch.length)
+      scratch = Buffer.allocUnsafe(Math.min(length * 2, settings.maxFileSize));
+    let total = 0;
+    try {
+      while (total < length) {
+        const n = readSync(fd, scratch, total, length - total, from + total);
+        if (n === 0) break;
+        total += n;
+      }
+    } catch (error) {
+      return failed(error);
+    }
+    const outcome = searchBuffer(
+      scratch.subarray(0, total),
+      { ...engine, maxCount: limit - matches },
+      false,
+    );
+    if (outcome.kind !== "hits") continue;
+    matches += outcome.matches;
+    const base = (stretches[s + 2] as number) - 1;
+    for (const record of outcome.lines) lines.push([record[0] + base, record[1], record[2]]);
+  }
+  return matches === 0 ? { kind: "none" } : { kind: "hits", matches, lines };
+}
+
 /** Searches one file: opened, read, searched, and checked to be inside the root if it matched. */
-function searchFile(path: string, serving: Prepared, current: Int32Array): WorkerOutcome {
+function searchFile(
+  path: string,
+  serving: Prepared,
+  current: Int32Array,
+  stretches: readonly number[] | undefined,
+): WorkerOutcome {
   const { settings } = serving;
   let fd: number;
   try {
@@ -151,10 +208,13 @@ function searchFile(path: string, serving: Prepared, current: Int32Array): Worke
   }
   Atomics.store(current, 1, fd);
   try {
-    const file = read(fd, settings.maxFileSize);
     let outcome: WorkerOutcome;
     try {
-      outcome = Buffer.isBuffer(file) ? searchBuffer(file, serving.engine) : file;
+      if (stretches) outcome = searchStretches(fd, stretches, serving);
+      else {
+        const file = read(fd, settings.maxFileSize);
+        outcome = Buffer.isBuffer(file) ? searchBuffer(file, serving.engine) : file;
+      }
     } catch (error) {
       outcome = { kind: "failed", message: error instanceof Error ? error.message : String(error) };
     }
@@ -238,7 +298,12 @@ function search(range: WorkerRange, port: MessagePort, current: Int32Array): voi
     }
     if (skip.has(i)) continue;
     Atomics.store(current, 0, i);
-    const outcome = searchFile(serving.prefix + files[i - range.start], serving, current);
+    const outcome = searchFile(
+      serving.prefix + files[i - range.start],
+      serving,
+      current,
+      range.stretches?.[i],
+    );
     if (outcome.kind !== "none") results.push([i, outcome]);
   }
   Atomics.store(current, 0, -1);

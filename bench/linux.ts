@@ -1,0 +1,862 @@
+/**
+ * grep on the Linux kernel against rg (issue 15), as ripgrep's own benchmark suite measures it:
+ * its nine Linux patterns on Debian's linux-source-6.1 as a git repository (`bench/.linux`,
+ * built by `../shared/bench/make-linux-corpus.sh`), three ways, each beside rg in the same run:
+ * the CLI as a process (wall time and peak RSS, Node's start included) against rg as one; the
+ * library in this process cold (the listing walked every call) and warm (the live tree). Every
+ * way's matching lines are compared with rg's. `--quick` runs it all on a small generated tree.
+ */
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import * as lib from "../src/index.js";
+import { liveTrees } from "../src/live/registry.js";
+import type { BarGroup, Chart } from "./lib/chart-types.js";
+import { sample, type Timing, times } from "./lib/measure.js";
+import { peer } from "./lib/peers.js";
+import type { SuiteResult } from "./lib/report.js";
+
+export interface LinuxBenchOptions {
+  quick: boolean;
+}
+
+/** Where `npm run bench -- linux` builds the kernel tree (gitignored). */
+export const LINUX_CORPUS_DIR = fileURLToPath(new URL("./.linux", import.meta.url));
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+const CLI = join(repo, "dist", "cli", "main.js");
+const GNU_TIME = "/usr/bin/time";
+/** The no-literal row prints most; this is far above it, and still a bound. */
+const MAX_OUTPUT = 1 << 30;
+/** The no-literal row takes over a minute on the CLI today: a default timeout would cut it. */
+const TIMEOUT_MS = 600_000;
+/**
+ * rg has no file-size bound; freshfs skips files over 16 MiB by default, and the tree has one
+ * (a 24 MB register header). Raised so both search the same files; memory stays bounded by the
+ * largest file, since freshfs reads each file whole.
+ */
+const MAX_FILE_SIZE = 2 ** 30;
+
+const HEADING = "grep on the Linux kernel, against rg (`bench/linux.ts`)";
+
+interface Row {
+  /** As ripgrep's benchmarks name it: the flags, then the pattern. */
+  readonly label: string;
+  readonly pattern: string;
+  readonly ignoreCase: boolean;
+  readonly word: boolean;
+  /** The pattern has a literal every match contains (the issue's "literal-bearing" rows). */
+  readonly literal: boolean;
+  /**
+   * rg's form whose output freshfs's is compared with, when not the pattern itself: rg is
+   * Unicode-aware (`\w`), freshfs not yet, so until it is, rg's ASCII `(?-u)` form.
+   */
+  readonly reference?: string;
+  /**
+   * freshfs's spelling of the pattern, when it rejects rg's: JavaScript names a script only as
+   * `\p{Script=...}`. rg has no ASCII form of a script class (`(?-u)\p{Greek}` is an error), so
+   * this row compares two Unicode-aware searches with rg's own pattern.
+   */
+  readonly jsSpelling?: string;
+}
+
+const ALTERNATION = "ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT";
+const NO_LITERAL = "\\w{5}\\s+\\w{5}\\s+\\w{5}\\s+\\w{5}\\s+\\w{5}";
+
+function row(
+  pattern: string,
+  flag: "" | "-i" | "-w",
+  extra: Partial<Pick<Row, "reference" | "jsSpelling">> & { literal?: boolean } = {},
+): Row {
+  return {
+    label: flag === "" ? pattern : `${flag} ${pattern}`,
+    pattern,
+    ignoreCase: flag === "-i",
+    word: flag === "-w",
+    literal: extra.literal ?? true,
+    ...(extra.reference === undefined ? {} : { reference: extra.reference }),
+    ...(extra.jsSpelling === undefined ? {} : { jsSpelling: extra.jsSpelling }),
+  };
+}
+
+/** ripgrep's benchmark suite's Linux patterns (benchsuite: linux_*), in its order. */
+const ROWS: readonly Row[] = [
+  row("PM_RESUME", ""),
+  row("PM_RESUME", "-i"),
+  row("[A-Z]+_RESUME", ""),
+  row("PM_RESUME", "-w"),
+  row("\\p{Greek}", "", { literal: false, jsSpelling: "\\p{Script=Greek}" }),
+  row("\\wAh", "", { reference: "(?-u)\\wAh" }),
+  row(NO_LITERAL, "", { literal: false, reference: `(?-u)${NO_LITERAL}` }),
+  row(ALTERNATION, ""),
+  row(ALTERNATION, "-i"),
+];
+
+/** The rows an in-memory index can answer from its postings alone (the issue's 10× target). */
+const INDEXABLE = new Set([
+  "PM_RESUME",
+  "-i PM_RESUME",
+  "-w PM_RESUME",
+  ALTERNATION,
+  `-i ${ALTERNATION}`,
+]);
+
+const WAYS = ["cli", "cold", "warm"] as const;
+type Way = (typeof WAYS)[number];
+const WAY_NAMES: Record<Way, string> = { cli: "CLI", cold: "library cold", warm: "library warm" };
+
+export async function benchLinux(options: LinuxBenchOptions): Promise<SuiteResult> {
+  if (!options.quick && !existsSync(LINUX_CORPUS_DIR)) return skipped();
+  ensureBuilt();
+  const scratch = await mkdtemp(join(tmpdir(), "freshfs-bench-linux-"));
+  try {
+    const corpus = options.quick ? smallKernel(join(scratch, "tree")) : LINUX_CORPUS_DIR;
+    return await measure(corpus, scratch, options);
+  } finally {
+    liveTrees.closeAll();
+    lib.invalidateFsScanCache();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+function skipped(): SuiteResult {
+  return {
+    heading: HEADING,
+    method: METHOD,
+    body: "**Skipped**: the kernel tree `bench/.linux` is not built. `npm run bench -- linux` builds it (with `../shared/bench/make-linux-corpus.sh`, from Debian's `linux-source-6.1` package, which it installs with apt-get when it is missing: root, a few minutes) and runs this suite; a full `npm run bench` then includes it.",
+    charts: [],
+    reading: [],
+    missing: [],
+  };
+}
+
+function progress(message: string): void {
+  console.error(`bench: linux: ${message}`);
+}
+
+/**
+ * The CLI is measured as it ships, from `dist/`: rebuilt first when a source file is newer than
+ * its output (the library ways run the sources, and both must be the same code).
+ */
+function ensureBuilt(): void {
+  const src = join(repo, "src");
+  const stale = (readdirSync(src, { recursive: true }) as string[]).some((file) => {
+    if (!file.endsWith(".ts") || file.endsWith(".d.ts")) return false;
+    const out = join(repo, "dist", file.replace(/\.ts$/, ".js"));
+    return !existsSync(out) || statSync(out).mtimeMs < statSync(join(src, file)).mtimeMs;
+  });
+  if (!stale) return;
+  progress("dist/ is older than src/: building it (npm run build)…");
+  const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
+  const built = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
+    cwd: repo,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (built.status !== 0)
+    throw new Error("npm run build failed (see above): the CLI cannot be measured");
+}
+
+/**
+ * A small tree for the smoke run, with what the real one has that changes an answer: every row's
+ * matches (and near misses: `PM_RESUMED` for `-w`, lower case for `-i`, a non-ASCII word
+ * character for `\w`), an ignored directory and file, hidden ones, a binary file, CRLF lines and
+ * a line far over 500 columns.
+ */
+function smallKernel(root: string): string {
+  mkdirSync(root, { recursive: true });
+  spawnSync("git", ["init", "-q", root], { stdio: "ignore" });
+  writeFileSync(join(root, ".gitignore"), "*.o\nignored/\n");
+  const body = [
+    "#define PM_RESUME 2",
+    "static int pm_resume(void) { return PM_RESUMED; }",
+    "case DPM_RESUME: case RPM_RESUME:",
+    "/* the λ-calculus, Ω */",
+    "int xAh;",
+    "int éAh;",
+    "alpha bravo delta gamma omega",
+    "émile bravo delta gamma omega",
+    "#define ERR_SYS 1 /* err_sys, PME_TURN_OFF */",
+    "LINK_REQ_RST cfg_bme_evt",
+    `/* ${"x".repeat(700)} PM_RESUME */`,
+    "nothing to see here",
+  ].join("\n");
+  for (let d = 0; d < 10; d++) {
+    const dir = join(root, "drivers", `dev${d}`);
+    mkdirSync(dir, { recursive: true });
+    for (let f = 0; f < 20; f++) writeFileSync(join(dir, `pm${f}.c`), `${body}\n`);
+  }
+  writeFileSync(join(root, "drivers", "crlf.c"), "a PM_RESUME\r\nERR_SYS\r\n");
+  writeFileSync(join(root, "drivers", "fw.bin"), `\0\0${body}\n`);
+  writeFileSync(join(root, "drivers", "pm.o"), `${body}\n`);
+  writeFileSync(join(root, ".hidden.c"), `${body}\n`);
+  for (const dir of ["ignored", ".hidden"]) {
+    mkdirSync(join(root, dir), { recursive: true });
+    writeFileSync(join(root, dir, "pm.c"), `${body}\n`);
+  }
+  return root;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+interface ProcessRun {
+  readonly status: number;
+  readonly stdout: Buffer;
+  readonly stderr: string;
+  /** Peak resident set size in KiB (GNU time's %M), when GNU time is there to say. */
+  readonly peakKb: number | undefined;
+}
+
+/** GNU time, if this machine has it (macOS's /usr/bin/time has no -f). */
+function gnuTime(): string | undefined {
+  const probe = spawnSync(GNU_TIME, ["-f", "%M", process.execPath, "-e", ""], { encoding: "utf8" });
+  return probe.status === 0 && /^\d+\s*$/.test(probe.stderr) ? GNU_TIME : undefined;
+}
+
+/**
+ * Runs a program to its end, its output on a pipe read in full (as an agent reads a tool's), and
+ * under GNU time when `rssFile` is given: time waits for the child and reads its peak RSS from the
+ * kernel (`wait4`), which Node cannot. Both sides are wrapped alike, so time's own fork and exec
+ * (about a millisecond) lands on both. Any exit status is an answer, returned; only a failure to
+ * run (or an output over the bound) is thrown.
+ */
+function runProcess(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  rssFile: string | undefined,
+): Promise<ProcessRun> {
+  const [file, argv] =
+    rssFile === undefined
+      ? [command, [...args]]
+      : [GNU_TIME, ["-f", "%M", "-o", rssFile, command, ...args]];
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      file,
+      argv,
+      { cwd, encoding: "buffer", maxBuffer: MAX_OUTPUT },
+      (error, stdout, stderr) => {
+        const code = (error as { code?: unknown } | null)?.code;
+        if (error && typeof code !== "number") {
+          reject(error);
+          return;
+        }
+        resolve({
+          status: typeof code === "number" ? code : 0,
+          stdout,
+          stderr: stderr.toString("utf8"),
+          peakKb: rssFile === undefined ? undefined : peakKb(rssFile),
+        });
+      },
+    );
+    // rg given a path never reads its input; closed, so that neither could wait on it.
+    child.stdin?.on("error", () => {});
+    child.stdin?.end();
+  });
+}
+
+/** time writes "Command exited with non-zero status N" first when the status is not 0. */
+function peakKb(file: string): number | undefined {
+  const last = readFileSync(file, "utf8").trim().split("\n").pop() ?? "";
+  return /^\d+$/.test(last) ? Number(last) : undefined;
+}
+
+/** rg's output as the CLI prints it (`--sort path` aside, which would make rg single-threaded). */
+function rgArgs(pattern: string, row: Row): string[] {
+  return [
+    "-n",
+    "--no-heading",
+    "--with-filename",
+    "--color",
+    "never",
+    ...flags(row),
+    "-e",
+    pattern,
+    ".",
+  ];
+}
+
+function cliArgs(pattern: string, row: Row): string[] {
+  return [
+    CLI,
+    "grep",
+    ...flags(row),
+    "--timeout",
+    String(TIMEOUT_MS),
+    "--max-filesize",
+    String(MAX_FILE_SIZE),
+    "--",
+    pattern,
+    ".",
+  ];
+}
+
+function flags(row: Row): string[] {
+  return [...(row.ignoreCase ? ["-i"] : []), ...(row.word ? ["-w"] : [])];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output checks
+
+/** Matching lines as `path:line:text`, a set (the order is rg's threads', not an answer). */
+function printedLines(stdout: Buffer): Set<string> {
+  const lines = stdout.toString("utf8").split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return new Set(lines.map((line) => (line.startsWith("./") ? line.slice(2) : line)));
+}
+
+function resultLines(result: lib.GrepResult): Set<string> {
+  return new Set(result.lines.filter((l) => l.match).map((l) => `${l.path}:${l.line}:${l.text}`));
+}
+
+interface Check {
+  readonly onlyRg: number;
+  readonly onlyFreshfs: number;
+  /** Why the answer is not the whole one, whatever it holds: a timeout, files skipped, an error. */
+  readonly notes: readonly string[];
+}
+
+function compare(
+  reference: Set<string>,
+  ours: Set<string>,
+  notes: readonly string[],
+  where: string,
+): Check {
+  const onlyRg = [...reference].filter((line) => !ours.has(line)).sort();
+  const onlyFreshfs = [...ours].filter((line) => !reference.has(line)).sort();
+  const clip = (line: string) => (line.length > 160 ? `${line.slice(0, 160)}…` : line);
+  for (const [side, lines] of [
+    ["only in rg", onlyRg],
+    ["only in freshfs", onlyFreshfs],
+  ] as const) {
+    if (lines.length === 0) continue;
+    progress(`${where}: ${lines.length} line(s) ${side}, e.g.`);
+    for (const line of lines.slice(0, 3)) console.error(`    ${clip(line)}`);
+  }
+  return { onlyRg: onlyRg.length, onlyFreshfs: onlyFreshfs.length, notes };
+}
+
+function libraryNotes(result: lib.GrepResult): string[] {
+  const notes: string[] = [];
+  if (result.partial) notes.push("partial (timeout)");
+  const { timedOut, tooLarge, failed } = result.skipped;
+  if (timedOut.length > 0) notes.push(`${timedOut.length} file(s) past the per-file timeout`);
+  if (tooLarge.length > 0) notes.push(`${tooLarge.length} file(s) over the size bound`);
+  if (failed.length > 0) notes.push(`regex failed on ${failed.length} file(s)`);
+  return notes;
+}
+
+/** The CLI says on stderr what it skipped (one line a file) and why it exits 2 (its last line). */
+function cliNotes(run: ProcessRun): string[] {
+  const lines = run.stderr.trim().split("\n");
+  const skipped = lines.filter((line) => line.includes(": skipped, ")).length;
+  const notes = skipped > 0 ? [`${skipped} file(s) skipped`] : [];
+  if (run.status !== 0 && run.status !== 1) {
+    const last = lines[lines.length - 1] ?? "";
+    notes.push(`exit ${run.status}: ${last.length > 120 ? `${last.slice(0, 120)}…` : last}`);
+  }
+  return notes;
+}
+
+function verdict(check: Check | undefined): string {
+  if (check === undefined) return "not compared";
+  const lines =
+    check.onlyRg === 0 && check.onlyFreshfs === 0
+      ? "identical"
+      : `${check.onlyRg} only in rg, ${check.onlyFreshfs} only in freshfs`;
+  return check.notes.length === 0 ? lines : `${lines} (${check.notes.join("; ")})`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The content index, looked up by name: it is being added beside this suite, which runs before
+// and after it exists.
+
+const optional = lib as Record<string, unknown>;
+
+async function waitForContentIndex(root: string): Promise<number | undefined> {
+  const wait = optional.waitForContentIndex;
+  if (typeof wait !== "function") return undefined;
+  const started = performance.now();
+  await (wait as (root: string) => Promise<unknown>)(root);
+  return performance.now() - started;
+}
+
+function contentIndexStats(root: string): unknown {
+  const stats = optional.contentIndexStats;
+  return typeof stats === "function" ? (stats as (root: string) => unknown)(root) : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+interface RowResult {
+  readonly row: Row;
+  /** What freshfs was given; undefined: it rejects the pattern and has no other spelling. */
+  readonly ours: string | undefined;
+  /** Why freshfs rejected rg's spelling. */
+  readonly rejected: string | undefined;
+  readonly timing: Partial<Record<Way | "rg", Timing>>;
+  /** Peak RSS over the row's runs (warm-up included), KiB. */
+  readonly peakKb: Partial<Record<"cli" | "rg", number>>;
+  readonly checks: Partial<Record<Way, Check>>;
+  /** Lines rg's Unicode-aware pattern finds beyond (or short of) its `(?-u)` form. */
+  readonly unicodeOnly: { readonly more: number; readonly fewer: number } | undefined;
+  readonly freshness: string | undefined;
+  readonly filesSearched: number | undefined;
+  /** The row could not be measured at all (a way failed to run): why. */
+  readonly error: string | undefined;
+}
+
+/** `FRESHFS_BENCH_LINUX_RUNS`, else 5 (quick: 1). */
+function runCount(quick: boolean): number {
+  if (quick) return 1;
+  const raw = process.env.FRESHFS_BENCH_LINUX_RUNS?.trim();
+  if (!raw) return 5;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new Error(`FRESHFS_BENCH_LINUX_RUNS is ${raw}: a whole number >= 1`);
+  }
+  return value;
+}
+
+async function measure(
+  root: string,
+  scratch: string,
+  options: LinuxBenchOptions,
+): Promise<SuiteResult> {
+  const runs = runCount(options.quick);
+  const rg = peer("rg");
+  const time = gnuTime();
+  const rssFile = time === undefined ? undefined : join(scratch, "rss");
+  // rg's defaults in this tree: ignore files honoured, hidden files skipped. The library's
+  // `hidden` defaults to true (the CLI's --hidden to off), so it is turned off here: all sides
+  // search the same files.
+  const base: lib.GrepOptions = {
+    path: root,
+    hidden: false,
+    maxColumns: Number.POSITIVE_INFINITY,
+    maxFileSize: MAX_FILE_SIZE,
+    timeoutMs: TIMEOUT_MS,
+  };
+  const cold: lib.GrepOptions = { ...base, cache: false };
+  const warm: lib.GrepOptions = { ...base, cache: true, watch: true };
+
+  const rgFiles = rg.command
+    ? printedLines((await runProcess(rg.command, ["--files", "."], root, undefined)).stdout).size
+    : undefined;
+  const live = await untilLive((ROWS[0] as Row).pattern, warm, options.quick ? 20_000 : 300_000);
+  progress(
+    live.freshness === "live"
+      ? `the live tree answers after ${live.calls} call(s), ${(live.ms / 1000).toFixed(1)} s`
+      : `the tree did not go live (${live.freshness}${live.unwatched ? `: ${live.unwatched}` : ""}); warm runs are what it answers instead`,
+  );
+  const indexWaitMs = await waitForContentIndex(live.root);
+  if (indexWaitMs !== undefined) progress(`content index ready after ${indexWaitMs.toFixed(0)} ms`);
+  const index = contentIndexStats(live.root);
+  if (index !== undefined) progress(`content index: ${JSON.stringify(index)}`);
+
+  const results: RowResult[] = [];
+  for (const row of ROWS) {
+    progress(`${row.label}…`);
+    results.push(await measureRow(row, root, { rg: rg.command, rssFile, runs, cold, warm }));
+  }
+
+  const raw = {
+    root,
+    runs,
+    rgFiles,
+    peakRss: time === undefined ? "not measured (no GNU time)" : "GNU time %M, KiB",
+    live,
+    contentIndex: { waitMs: indexWaitMs, stats: index },
+    rows: results.map((r) => ({
+      label: r.row.label,
+      freshfsPattern: r.ours,
+      rejected: r.rejected,
+      microseconds: r.timing,
+      peakKb: r.peakKb,
+      checks: r.checks,
+      unicodeOnly: r.unicodeOnly,
+      freshness: r.freshness,
+      filesSearched: r.filesSearched,
+      error: r.error,
+    })),
+  };
+  console.error(`bench: linux: raw numbers (JSON): ${JSON.stringify(raw)}`);
+  return report(results, {
+    runs,
+    quick: options.quick,
+    rgMissing: rg.command === undefined,
+    rss: time !== undefined,
+    rgFiles,
+    live,
+    indexWaitMs,
+    index,
+  });
+}
+
+interface BecameLive {
+  readonly root: string;
+  readonly freshness: string;
+  readonly unwatched: string | undefined;
+  readonly calls: number;
+  readonly ms: number;
+}
+
+/** Warm means the live tree: called until it answers `live` (or cannot), before any is timed. */
+async function untilLive(
+  pattern: string,
+  options: lib.GrepOptions,
+  timeoutMs: number,
+): Promise<BecameLive> {
+  const started = performance.now();
+  let calls = 0;
+  let last: lib.GrepResult;
+  do {
+    if (calls > 0) await sleep(100);
+    last = await lib.grep(pattern, options);
+    calls++;
+  } while (
+    last.freshness !== "live" &&
+    last.unwatched === undefined &&
+    performance.now() - started < timeoutMs
+  );
+  // A few more, so the warm rows start from a settled tree and a warm page cache.
+  for (let i = 0; i < 2; i++) last = await lib.grep(pattern, options);
+  return {
+    root: last.root,
+    freshness: last.freshness,
+    unwatched: last.unwatched,
+    calls: calls + 2,
+    ms: performance.now() - started,
+  };
+}
+
+/** Whether freshfs accepts the pattern: compiled before any file is read, so a file will do. */
+async function rejection(pattern: string, row: Row): Promise<string | undefined> {
+  try {
+    await lib.grep(pattern, {
+      path: fileURLToPath(import.meta.url),
+      ignoreCase: row.ignoreCase,
+      word: row.word,
+    });
+    return undefined;
+  } catch (error) {
+    if (error instanceof lib.FreshfsError && error.code === "INVALID_PATTERN") return error.message;
+    throw error;
+  }
+}
+
+interface RowSetup {
+  readonly rg: string | undefined;
+  readonly rssFile: string | undefined;
+  readonly runs: number;
+  readonly cold: lib.GrepOptions;
+  readonly warm: lib.GrepOptions;
+}
+
+async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowResult> {
+  const rejected = await rejection(row.pattern, row);
+  const ours =
+    rejected === undefined
+      ? row.pattern
+      : row.jsSpelling !== undefined && (await rejection(row.jsSpelling, row)) === undefined
+        ? row.jsSpelling
+        : undefined;
+  if (rejected !== undefined) progress(`freshfs rejects ${row.pattern}: ${rejected}`);
+  const flagged = { ignoreCase: row.ignoreCase, word: row.word };
+  const last: { rg?: ProcessRun; cli?: ProcessRun; cold?: lib.GrepResult; warm?: lib.GrepResult } =
+    {};
+  const peaks: { rg: number[]; cli: number[] } = { rg: [], cli: [] };
+  const ops: Record<string, () => Promise<unknown>> = {};
+  const rg = setup.rg;
+  if (rg !== undefined) {
+    ops.rg = async () => {
+      last.rg = await runProcess(rg, rgArgs(row.pattern, row), root, setup.rssFile);
+      if (last.rg.peakKb !== undefined) peaks.rg.push(last.rg.peakKb);
+    };
+  }
+  if (ours !== undefined) {
+    ops.cli = async () => {
+      last.cli = await runProcess(process.execPath, cliArgs(ours, row), root, setup.rssFile);
+      if (last.cli.peakKb !== undefined) peaks.cli.push(last.cli.peakKb);
+    };
+    ops.cold = async () => {
+      last.cold = await lib.grep(ours, { ...setup.cold, ...flagged });
+    };
+    ops.warm = async () => {
+      last.warm = await lib.grep(ours, { ...setup.warm, ...flagged });
+    };
+  }
+  let timing: Record<string, Timing>;
+  try {
+    timing = await sample(ops, { runs: setup.runs, iterations: 1, warmup: 1 });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    progress(`${row.label}: not measured: ${message}`);
+    return {
+      row,
+      ours,
+      rejected,
+      timing: {},
+      peakKb: {},
+      checks: {},
+      unicodeOnly: undefined,
+      freshness: undefined,
+      filesSearched: undefined,
+      error: message.split("\n")[0] ?? message,
+    };
+  }
+
+  const checks: Partial<Record<Way, Check>> = {};
+  let unicodeOnly: RowResult["unicodeOnly"];
+  if (rg !== undefined && last.rg !== undefined) {
+    const printed = printedLines(last.rg.stdout);
+    let reference = printed;
+    if (row.reference !== undefined) {
+      reference = printedLines(
+        (await runProcess(rg, rgArgs(row.reference, row), root, undefined)).stdout,
+      );
+      unicodeOnly = {
+        more: [...printed].filter((line) => !reference.has(line)).length,
+        fewer: [...reference].filter((line) => !printed.has(line)).length,
+      };
+    }
+    const where = (way: Way) => `${row.label}, ${WAY_NAMES[way]}`;
+    if (last.cli) {
+      checks.cli = compare(
+        reference,
+        printedLines(last.cli.stdout),
+        cliNotes(last.cli),
+        where("cli"),
+      );
+    }
+    if (last.cold) {
+      checks.cold = compare(
+        reference,
+        resultLines(last.cold),
+        libraryNotes(last.cold),
+        where("cold"),
+      );
+    }
+    if (last.warm) {
+      checks.warm = compare(
+        reference,
+        resultLines(last.warm),
+        libraryNotes(last.warm),
+        where("warm"),
+      );
+    }
+  }
+  const peak = (values: number[]) => (values.length === 0 ? undefined : Math.max(...values));
+  const peakKb: RowResult["peakKb"] = {};
+  const rgPeak = peak(peaks.rg);
+  const cliPeak = peak(peaks.cli);
+  if (rgPeak !== undefined) peakKb.rg = rgPeak;
+  if (cliPeak !== undefined) peakKb.cli = cliPeak;
+  return {
+    row,
+    ours,
+    rejected,
+    timing,
+    peakKb,
+    checks,
+    unicodeOnly,
+    freshness: last.warm?.freshness,
+    filesSearched: last.cold?.filesSearched,
+    error: undefined,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report
+
+const METHOD = `ripgrep's own benchmark suite's Linux patterns (its \`linux_*\` benchmarks), on its
+corpus: the Linux kernel, Debian's \`linux-source-6.1\` as a git repository (\`bench/.linux\`,
+built by \`../shared/bench/make-linux-corpus.sh\`), searched with rg's defaults there (ignore files
+honoured, hidden files skipped; freshfs given \`hidden: false\`, and its 16 MiB file-size bound
+raised, since rg has none, so that both search the same files). Three ways, each beside rg: **CLI**
+is \`node dist/cli/main.js grep\` spawned as a process, against \`rg -n --no-heading --with-filename\`
+spawned the same way, their output read in full from a pipe, wall time including each process's
+start, and peak RSS as GNU time's \`%M\` reads it from the kernel (both wrapped in \`/usr/bin/time\`);
+**library cold** is \`grep()\` in the benchmark's process with \`cache: false\` (the listing walked
+every call, as the first grep of a tree in a long-lived process); **library warm** is \`grep()\`
+with \`cache: true, watch: true\`, the live tree, warmed up before it is timed (and the content
+index, when this build has one, waited for). rg and the three ways are run interleaved run by run
+(one untimed warm-up each first); the figures are medians. Output: each way's matching lines, as
+\`path:line:text\` sets, against rg's. rg is Unicode-aware where freshfs is not yet: the \`\\w\`
+rows are compared with rg's \`(?-u)\` (ASCII) form, while rg is timed on its own pattern; rg has no
+ASCII form of \`\\p{Greek}\`, so that row is compared with rg's own answer, freshfs given the pattern
+in JavaScript's spelling if it rejects rg's.`;
+
+interface ReportContext {
+  readonly runs: number;
+  readonly quick: boolean;
+  readonly rgMissing: boolean;
+  readonly rss: boolean;
+  readonly rgFiles: number | undefined;
+  readonly live: BecameLive;
+  readonly indexWaitMs: number | undefined;
+  readonly index: unknown;
+}
+
+/** Two decimals, or three significant digits under a second (the quick tree's searches). */
+const seconds = (timing: Timing | undefined) => {
+  if (timing === undefined) return "—";
+  const s = timing.median / 1e6;
+  return s >= 1 ? s.toFixed(2) : String(Number(s.toPrecision(3)));
+};
+const mb = (kb: number | undefined) =>
+  kb === undefined ? "—" : `${((kb * 1024) / 1e6).toFixed(0)} MB`;
+/** A Markdown table cell: its pipes escaped, code spans kept. */
+const cell = (text: string) => text.replaceAll("|", "\\|");
+
+function ratio(ours: Timing | undefined, rg: Timing | undefined): number | undefined {
+  return ours === undefined || rg === undefined ? undefined : ours.median / rg.median;
+}
+
+function shownRatio(x: number | undefined, faster: boolean): string {
+  if (x === undefined) return "—";
+  return faster && x < 1 ? `${times(x)} (${times(1 / x)} faster)` : times(x);
+}
+
+function outputCell(result: RowResult): string {
+  if (result.error !== undefined) return "not measured";
+  if (result.ours === undefined) return "rejected";
+  if (Object.keys(result.checks).length === 0) return "not compared (no rg)";
+  const verdicts = WAYS.map((way) => verdict(result.checks[way]));
+  const against = result.row.reference === undefined ? "" : ` (vs rg's \`(?-u)\` form)`;
+  if (verdicts.every((v) => v === verdicts[0])) return `${verdicts[0]}${against}`;
+  return `${WAYS.map((way, i) => `${WAY_NAMES[way]}: ${verdicts[i]}`).join("; ")}${against}`;
+}
+
+function patternCell(result: RowResult): string {
+  const label = `\`${result.row.label}\``;
+  if (result.rejected === undefined) return label;
+  return result.ours === undefined
+    ? `${label} (freshfs rejects it)`
+    : `${label} (rejected; freshfs given \`${result.ours}\`)`;
+}
+
+function report(results: readonly RowResult[], context: ReportContext): SuiteResult {
+  const out: string[] = [
+    `| pattern | rg (s) | CLI (s) | CLI ÷ rg | library cold (s) | cold ÷ rg | library warm (s) | warm ÷ rg | peak RSS: CLI / rg | output (CLI, cold, warm) |`,
+    "|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  const groups: BarGroup[] = [];
+  for (const result of results) {
+    const t = result.timing;
+    const rss = context.rss ? `${mb(result.peakKb.cli)} / ${mb(result.peakKb.rg)}` : "not measured";
+    out.push(
+      `| ${cell(patternCell(result))} | ${seconds(t.rg)} | ${seconds(t.cli)} | ${shownRatio(ratio(t.cli, t.rg), false)} | ${seconds(t.cold)} | ${shownRatio(ratio(t.cold, t.rg), false)} | ${seconds(t.warm)} | ${shownRatio(ratio(t.warm, t.rg), true)} | ${rss} | ${cell(outputCell(result))} |`,
+    );
+    groups.push({
+      label: result.row.label,
+      bars: [
+        { label: "freshfs library, warm", kind: "freshfs", timing: t.warm },
+        { label: "freshfs library, cold", kind: "freshfs", timing: t.cold },
+        { label: "freshfs CLI (process)", kind: "freshfs", timing: t.cli },
+        { label: "rg (process)", kind: "peer", timing: t.rg },
+      ],
+    });
+  }
+  const count = (n: number) => n.toLocaleString("en-US");
+  const searched = results.find((r) => r.filesSearched !== undefined)?.filesSearched;
+  const notes = [
+    `Seconds per search: median of ${context.runs} run${context.runs === 1 ? "" : "s"} (the chart shows the fastest and slowest), rg and the three ways interleaved run by run. Below 1× freshfs is faster. Files searched: ${searched === undefined ? "—" : count(searched)} by freshfs, ${context.rgFiles === undefined ? "— (no rg)" : count(context.rgFiles)} listed by \`rg --files\`.`,
+    context.live.freshness === "live"
+      ? `Library warm: the live tree answered (\`freshness: "live"\`) after ${context.live.calls} calls in ${(context.live.ms / 1000).toFixed(1)} s, before any run was timed.`
+      : `Library warm: the tree did not go live (\`freshness: "${context.live.freshness}"\`${context.live.unwatched ? `: ${context.live.unwatched}` : ""}), so the warm column is what a call answers instead.`,
+    context.indexWaitMs === undefined
+      ? "Content index: not in this build (no `waitForContentIndex`)."
+      : `Content index: waited ${(context.indexWaitMs / 1000).toFixed(1)} s for it before the warm runs${context.index === undefined ? "" : `; its stats: \`${JSON.stringify(context.index)}\``}.`,
+  ];
+  for (const result of results) {
+    if (result.unicodeOnly && (result.unicodeOnly.more > 0 || result.unicodeOnly.fewer > 0)) {
+      notes.push(
+        `\`${result.row.label}\`: rg's Unicode-aware pattern finds ${result.unicodeOnly.more} line(s) its \`(?-u)\` form does not${result.unicodeOnly.fewer > 0 ? ` (and misses ${result.unicodeOnly.fewer})` : ""}: what freshfs will owe once its \`\\w\` is Unicode's.`,
+      );
+    }
+    if (result.rejected !== undefined) {
+      notes.push(`\`${result.row.label}\`: freshfs rejects rg's spelling: ${result.rejected}`);
+    }
+    if (result.error !== undefined)
+      notes.push(`\`${result.row.label}\`: not measured: ${result.error}`);
+  }
+
+  const chart: Chart = {
+    name: "linux",
+    title: "grep on the Linux kernel: ripgrep's nine patterns",
+    subtitle: "Time per search, same run (shorter is better): rg against the CLI and the library",
+    unit: "time",
+    groups,
+  };
+  return {
+    heading: HEADING,
+    method: context.quick
+      ? `${METHOD}\n\nQuick mode: a small tree generated at run time stands in for the kernel.`
+      : METHOD,
+    body: [out.join("\n"), ...notes].join("\n\n"),
+    charts: [chart],
+    reading: reading(results, context),
+    missing: context.rgMissing ? ["`rg`"] : [],
+  };
+}
+
+function reading(results: readonly RowResult[], context: ReportContext): string[] {
+  if (context.rgMissing) return ["Not compared: rg is not installed."];
+  const span = (values: (number | undefined)[]) => {
+    const known = values.filter((v): v is number => v !== undefined);
+    if (known.length === 0) return "not measured";
+    const [lo, hi] = [Math.min(...known), Math.max(...known)];
+    return lo === hi ? times(lo) : `${times(lo)} to ${times(hi)}`;
+  };
+  const literal = results.filter((r) => r.row.literal);
+  const indexable = results.filter((r) => INDEXABLE.has(r.row.label));
+  const slower = results.filter((r) => (ratio(r.timing.warm, r.timing.rg) ?? 0) > 1);
+  const noLiteral = results.find((r) => r.row.pattern === NO_LITERAL);
+  const first = results[0];
+  const compared = results.flatMap((r) =>
+    WAYS.flatMap((way) => (r.checks[way] ? [r.checks[way]] : [])),
+  );
+  const identical = compared.filter(
+    (c) => c.onlyRg === 0 && c.onlyFreshfs === 0 && c.notes.length === 0,
+  ).length;
+  const mismatched = results.flatMap((r) =>
+    WAYS.flatMap((way) => {
+      const check = r.checks[way];
+      return check && (check.onlyRg > 0 || check.onlyFreshfs > 0 || check.notes.length > 0)
+        ? [`\`${r.row.label}\` ${WAY_NAMES[way]} (${verdict(check)})`]
+        : [];
+    }),
+  );
+  const lines = [
+    `On the ${literal.length} rows with a literal: the CLI takes ${span(literal.map((r) => ratio(r.timing.cli, r.timing.rg)))} rg's time, Node's start included (target ≤ 1.3×); the library cold ${span(literal.map((r) => ratio(r.timing.cold, r.timing.rg)))} (target ≤ 1.0×).`,
+    `Library warm: ${span(indexable.map((r) => ratio(r.timing.warm, r.timing.rg)))} rg's time on the literal, \`-i\`, \`-w\` and alternation rows (target: 10× faster, ≤ 0.10×); ${slower.length === 0 ? "faster than rg on every row" : `slower than rg on ${slower.map((r) => `\`${r.row.label}\``).join(", ")}`} (target: never slower).`,
+  ];
+  if (noLiteral) {
+    const t = noLiteral.timing;
+    lines.push(
+      `The row without a literal: rg ${seconds(t.rg)} s, the CLI ${seconds(t.cli)} s, the library ${seconds(t.cold)} s cold and ${seconds(t.warm)} s warm.`,
+    );
+  }
+  if (context.rss && first) {
+    const peaks = (side: "cli" | "rg") => results.map((r) => r.peakKb[side]);
+    const range = (values: (number | undefined)[]) => {
+      const known = values.filter((v): v is number => v !== undefined);
+      return known.length === 0 ? "—" : `${mb(Math.min(...known))}–${mb(Math.max(...known))}`;
+    };
+    lines.push(
+      `Peak RSS: the CLI ${range(peaks("cli"))} (${mb(first.peakKb.cli)} on \`${first.row.label}\`; target ≤ 100 MB), rg ${range(peaks("rg"))}.`,
+    );
+  }
+  lines.push(
+    mismatched.length === 0
+      ? `Output: identical to rg's in all ${compared.length} comparisons (${results.length} rows × 3 ways).`
+      : `Output: identical to rg's in ${identical} of ${compared.length} comparisons; not: ${mismatched.join(", ")}.`,
+  );
+  return lines;
+}
