@@ -24,8 +24,11 @@ export type CandidateQuery =
 export interface Consulted {
   /** Indexes (into the paths consulted) of the files to read: candidates, and those unvouched. */
   readonly read: number[];
-  /** Files the index knows to be binary (grep counts them, as it would on reading them). */
-  readonly binary: number;
+  /**
+   * Files the index knows to be binary, by index into the paths consulted (grep counts them
+   * where it would have read them: not past where a full page stopped it).
+   */
+  readonly binary: number[];
   /** Files the index ruled out without reading them. */
   readonly ruledOut: number;
   /**
@@ -354,7 +357,7 @@ export class ContentIndex implements TreeObserver {
   ): Consulted {
     const read: number[] = [];
     const blocks = new Map<number, number[]>();
-    let binary = 0;
+    const binary: number[] = [];
     let ruledOut = 0;
     const evaluated = new Map<number, Uint16Array | true>();
     for (let i = 0; i < paths.length; i++) {
@@ -372,7 +375,7 @@ export class ContentIndex implements TreeObserver {
         continue;
       }
       if (flags & BINARY) {
-        binary++;
+        binary.push(i);
         continue;
       }
       if (options.requiresNonAscii && !(flags & NON_ASCII)) {

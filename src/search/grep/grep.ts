@@ -671,7 +671,10 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     index = tree && (options.index ?? true) ? contentIndexes.of(tree) : undefined;
   }
   let toSearch = candidates;
-  let knownBinary = 0;
+  /** Index in `candidates` of each file searched (when the index left some out). */
+  let positions: number[] | undefined;
+  /** Files the index knows to be binary, by index in `candidates`, ascending. */
+  let knownBinary: number[] = [];
   const stretches = new Map<number, readonly number[]>();
   if (index) {
     const consulted = index.consult(candidates, candidateQuery(compiled), {
@@ -681,6 +684,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
       blocks: !compiled.multiline && (mode !== "content" || (before === 0 && after === 0)),
     });
     toSearch = consulted.read.map((i) => candidates[i] as string);
+    positions = consulted.read;
     consulted.read.forEach((i, at) => {
       const these = consulted.blocks.get(i);
       if (these) stretches.set(at, these);
@@ -692,7 +696,15 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   const files: string[] = [];
   const counts: { path: string; count: number }[] = [];
   let records = 0;
-  let binary = knownBinary;
+  let binary = 0;
+  let binaryCounted = 0;
+  /** Counts the known binary files before candidate `upTo`, as reading them would have. */
+  const countBinaryBefore = (upTo: number) => {
+    while (binaryCounted < knownBinary.length && (knownBinary[binaryCounted] as number) < upTo) {
+      binary++;
+      binaryCounted++;
+    }
+  };
   const tooLarge: { path: string; size: number }[] = [];
   const unreadable: { path: string; code: string }[] = [];
   const failed: { path: string; message: string }[] = [];
@@ -707,6 +719,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
       reportedAt = performance.now();
       report({ phase: "search", done: at + 1, total: toSearch.length });
     }
+    if (positions) countBinaryBefore(positions[at] as number);
     if (!outcome) return true;
     const path = toSearch[at] as string;
     if (outcome.kind === "binary") binary++;
@@ -756,6 +769,8 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     { fileTimeoutMs, timeoutMs, signal: options.signal },
     stretches,
   );
+  // Searched to the end: every known binary file was reached.
+  if (records <= wanted && !collected.partial) countBinaryBefore(candidates.length);
   // Files changed since the index read them (or new) are indexed again, after the answer's
   // reading is done, so the build thread does not compete with it.
   if (index && listed) contentIndexes.maintain(index, listed);
