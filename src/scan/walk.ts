@@ -94,6 +94,11 @@ export interface WalkProgress {
   readonly entries: number;
   readonly directories: number;
   readonly elapsedMs: number;
+  /**
+   * The entries listed so far, in the listing's final order (a depth-first walk in sorted
+   * order only appends): grep searches them while the walk goes on. Read it during the call.
+   */
+  readonly listed: readonly ScanEntry[];
 }
 
 export interface WalkOptions {
@@ -269,6 +274,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
   const pause = async () => {
     if (performance.now() - sliceStart >= SLICE_MS) {
       options.onProgress?.({
+        listed: entries,
         entries: entries.length,
         directories,
         elapsedMs: performance.now() - started,

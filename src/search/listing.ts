@@ -15,7 +15,7 @@ import {
   type ScanResult,
   scanCachePolicy,
 } from "../scan/cache.js";
-import type { WalkProgress } from "../scan/walk.js";
+import type { ScanEntry, WalkProgress } from "../scan/walk.js";
 
 export interface ListingRequest {
   readonly root: string;
@@ -30,6 +30,11 @@ export interface ListingRequest {
   readonly cheap?: boolean | undefined;
   readonly signal?: AbortSignal | undefined;
   readonly onProgress?: ((progress: SearchProgress) => void) | undefined;
+  /**
+   * Called while a walk for this call goes on, with the entries listed so far (in final order):
+   * grep starts searching them before the walk ends, as rg does.
+   */
+  readonly onListed?: ((entries: readonly ScanEntry[]) => void) | undefined;
 }
 
 /** Where a long search is, for a person waiting on it (a CLI's progress line). */
@@ -76,7 +81,7 @@ export async function searchListing<T>(
     }
     const live = await liveTrees.query(request.root, request.policy, {
       signal: request.signal,
-      onProgress: walkProgress(request.onProgress),
+      onProgress: walkProgress(request),
     });
     if (live) return answer(live);
     unwatched = liveTrees.policy().enabled
@@ -84,7 +89,7 @@ export async function searchListing<T>(
       : "watching is off (FS_LIVE_WATCH=0, or not Linux): the TTL policy applies";
   }
   const { root, policy, signal } = request;
-  const onProgress = walkProgress(request.onProgress);
+  const onProgress = walkProgress(request);
   if (!request.cache) return answer(await forceRescan(root, policy, { signal, onProgress }));
   const listing = await getOrScan(root, policy, { signal, onProgress });
   const first = await answer(listing);
@@ -94,12 +99,13 @@ export async function searchListing<T>(
   return answer(await forceRescan(root, policy, { store: true, signal, onProgress }));
 }
 
-function walkProgress(
-  report: ((progress: SearchProgress) => void) | undefined,
-): ((walk: WalkProgress) => void) | undefined {
-  return report
-    ? (walk: WalkProgress) => report({ phase: "walk", done: walk.entries, total: undefined })
-    : undefined;
+function walkProgress(request: ListingRequest): ((walk: WalkProgress) => void) | undefined {
+  const { onProgress: report, onListed } = request;
+  if (!report && !onListed) return undefined;
+  return (walk: WalkProgress) => {
+    onListed?.(walk.listed);
+    report?.({ phase: "walk", done: walk.entries, total: undefined });
+  };
 }
 
 /** Options from an untyped caller (a model, JSON) checked for shape before use. */

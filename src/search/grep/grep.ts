@@ -9,7 +9,6 @@
  * and the result is flagged partial. Either way the process keeps serving.
  */
 import { statSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { basename, dirname } from "node:path";
 import picomatch from "picomatch";
 import { contentIndexes } from "../../content/registry.js";
@@ -20,12 +19,12 @@ import { absolutePath, canonicalPath } from "../../io/paths.js";
 import { liveTrees } from "../../live/registry.js";
 import type { Freshness, ScanResult } from "../../scan/cache.js";
 import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pattern.js";
-import { resolveScanRoot } from "../../scan/walk.js";
+import { resolveScanRoot, type ScanEntry } from "../../scan/walk.js";
 import { checkedOptions, type SearchProgress, searchListing } from "../listing.js";
 import type { LineRecord, SearchMode } from "./engine.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
 import { compilePattern } from "./pattern.js";
-import { grepPool, type PooledWorker } from "./pool.js";
+import { GREP_WORKERS, grepPool, type PooledWorker } from "./pool.js";
 import { FILE_TYPES } from "./types.js";
 import type { WorkerBatch, WorkerOutcome, WorkerRange, WorkerSettings } from "./worker.js";
 
@@ -323,11 +322,12 @@ function cut(text: string, maxColumns: number): string {
 const RANGE = 512;
 
 /**
- * How many workers search at once: two when there is enough to share. Reading dominates, and
- * two cores read about 1.7 times as fast as one (measured on the benchmark corpus).
+ * How many workers search at once: one per core when there is enough to share, as rg runs one
+ * thread per core (FS_GREP_WORKERS overrides, to measure the curve). Reading dominates; the
+ * curve on the benchmark machine is in BENCHMARKS.md.
  */
 function workerCount(files: number): number {
-  return Math.max(1, Math.min(availableParallelism(), 2, Math.ceil(files / RANGE)));
+  return Math.max(1, Math.min(GREP_WORKERS, Math.ceil(files / RANGE)));
 }
 
 interface Collected {
@@ -349,21 +349,76 @@ let ranges = 0;
  * on after it in another. The deadline counts from here, time spent waiting for a worker
  * included.
  */
+/**
+ * The files a search goes through: all known at the start, or appended while a walk lists
+ * them (in final order), until `finish`.
+ */
+class FileFeed {
+  readonly #files: string[];
+  #complete: boolean;
+  #waiters: (() => void)[] = [];
+
+  /** All the files, complete; or none yet, to be pushed. */
+  constructor(files: readonly string[] | undefined) {
+    this.#files = files ? [...files] : [];
+    this.#complete = files !== undefined;
+  }
+
+  get files(): readonly string[] {
+    return this.#files;
+  }
+
+  get complete(): boolean {
+    return this.#complete;
+  }
+
+  push(paths: readonly string[]): void {
+    if (paths.length === 0) return;
+    for (const path of paths) this.#files.push(path);
+    this.#wake();
+  }
+
+  finish(): void {
+    this.#complete = true;
+    this.#wake();
+  }
+
+  /** Resolves at the next push, at the end, or when `signal` fires. */
+  next(signal: AbortSignal): Promise<void> {
+    if (signal.aborted || this.#complete) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      signal.addEventListener("abort", done, { once: true });
+      this.#waiters.push(done);
+    });
+  }
+
+  #wake(): void {
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+}
+
 async function runSearch(
   search: WorkerSettings,
-  files: readonly string[],
+  feed: FileFeed,
   consume: (index: number, outcome: WorkerOutcome | undefined) => boolean,
   budget: { fileTimeoutMs: number; timeoutMs: number; signal: AbortSignal | undefined },
   stretches: ReadonlyMap<number, readonly number[]>,
 ): Promise<Collected> {
   const collected: Collected = { timedOut: [], partial: false };
-  if (files.length === 0) return collected;
+  const { files } = feed;
+  if (files.length === 0 && feed.complete) return collected;
   const id = ++searches;
-  /** Ranges to search: `key` is where the range began (progress is kept under it). */
+  /**
+   * Ranges to search again (after a worker was lost in one): `key` is where the range began
+   * (progress is kept under it). New ranges are cut from the feed, `RANGE` files each (the last
+   * shorter, once the feed is complete), so every range starts at a multiple of `RANGE`.
+   */
   const queue: { key: number; from: number; end: number }[] = [];
-  for (let start = 0; start < files.length; start += RANGE) {
-    queue.push({ key: start, from: start, end: Math.min(files.length, start + RANGE) });
-  }
+  let cut = 0;
   const outcomes = new Map<number, WorkerOutcome>();
   /** For each range: every file before this index is done. */
   const progress = new Map<number, number>();
@@ -392,7 +447,7 @@ async function runSearch(
       if (!consume(consumed, outcome)) stop();
       consumed++;
     }
-    if (consumed >= files.length) stop();
+    if (consumed >= files.length && feed.complete) stop();
   };
 
   const stretchesOf = (from: number, end: number) => {
@@ -485,15 +540,32 @@ async function runSearch(
    * from range to range while no other search waits for one, and given back after a range when
    * one does, so that a long search does not hold workers others are queued for.
    */
+  const nextRange = async (): Promise<{ key: number; from: number; end: number } | undefined> => {
+    for (;;) {
+      if (halt.signal.aborted) return undefined;
+      const again = queue.shift();
+      if (again) return again;
+      const ready = files.length - cut;
+      if (ready >= RANGE || (feed.complete && ready > 0)) {
+        const range = { key: cut, from: cut, end: Math.min(files.length, cut + RANGE) };
+        cut = range.end;
+        return range;
+      }
+      if (feed.complete) return undefined;
+      await feed.next(halt.signal);
+    }
+  };
+
   const runLane = async (): Promise<void> => {
     let worker: PooledWorker | undefined;
-    while (!halt.signal.aborted && queue.length > 0) {
+    for (;;) {
+      const range = await nextRange();
+      if (!range) break;
+      if (!worker) worker = await grepPool.acquire(halt.signal);
       if (!worker) {
-        worker = await grepPool.acquire(halt.signal);
-        if (!worker) return;
-        continue;
+        queue.unshift(range);
+        return;
       }
-      const range = queue.shift() as { key: number; from: number; end: number };
       const ending = await searchRange(worker, range);
       if (ending === "done") {
         if (grepPool.waiting > 0) {
@@ -526,7 +598,8 @@ async function runSearch(
   };
 
   try {
-    await Promise.all(Array.from({ length: workerCount(files.length) }, () => runLane()));
+    const lanes = workerCount(feed.complete ? files.length : Number.POSITIVE_INFINITY);
+    await Promise.all(Array.from({ length: lanes }, () => runLane()));
   } finally {
     // A lane that failed leaves the others to halt.
     stop();
@@ -535,6 +608,13 @@ async function runSearch(
   }
   if (budget.signal?.aborted) throw new FreshfsError("ABORTED", "The search was aborted.");
   return collected;
+}
+
+/** Whether `list` begins with every item of `prefix`. */
+function startsWith(list: readonly string[], prefix: readonly string[]): boolean {
+  if (prefix.length > list.length) return false;
+  for (let i = prefix.length - 1; i >= 0; i--) if (list[i] !== prefix[i]) return false;
+  return true;
 }
 
 /** What a matching line must contain, for the content index. */
@@ -602,95 +682,16 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   let follow = false;
   let listed: ScanResult | undefined;
   let index: ContentIndex | undefined;
-  if (isFile) {
-    root = resolveScanRoot(dirname(target));
-    candidates = [basename(target)];
-    // A link named as the file is followed, as rg does, to where it leads now, and only there;
-    // a confined path is canonical, and stays where it is.
-    try {
-      named = confined ? target : canonicalPath(target, nodeFs);
-    } catch (error) {
-      throw fromFsError(error, "search", target);
-    }
-    follow = !confined;
-  } else {
-    root = resolveScanRoot(target);
-    const wanted = (path: string) => includeNodeModules || !/(^|\/)node_modules(\/|$)/.test(path);
-    const select = (listing: ScanResult) => {
-      const out: string[] = [];
-      for (const entry of listing.entries) {
-        if (entry.type !== "file") continue;
-        const path = entry.path;
-        if (!wanted(path)) continue;
-        if (globs && !globs.passes(path)) continue;
-        if (passesType && !passesType(path)) continue;
-        out.push(path);
-      }
-      // rg's overrides: a file an include glob names is searched though ignored or hidden, and
-      // one a type names though hidden (not though ignored); in directories walked, that is.
-      const before = out.length;
-      for (const file of listing.skipped) {
-        if (!wanted(file.path)) continue;
-        const typed = passesType ? passesType(file.path) : true;
-        const named = globs?.verdict(file.path) === "include";
-        const byType =
-          passesType !== undefined &&
-          file.hidden &&
-          !file.ignored &&
-          (globs?.passes(file.path) ?? true);
-        if (typed && (named || byType)) out.push(file.path);
-      }
-      return out.length === before ? out : out.sort(byListingOrder);
-    };
-    const policy = {
-      includeHidden: options.hidden ?? true,
-      useGitignore: options.gitignore ?? true,
-    };
-    const searched = await searchListing(
-      {
-        root,
-        policy,
-        // The shared listings of grep are gitignore-aware ones (contract 2.6): a search without
-        // ignore rules walks on its own.
-        cache: (options.cache ?? false) && (options.gitignore ?? true),
-        watch: options.watch,
-        signal: options.signal,
-        onProgress: options.onProgress,
-      },
-      (listing) => {
-        listed = listing;
-        return select(listing);
-      },
-      (files) => files.length === 0,
-    );
-    candidates = searched.value;
-    freshness = searched.freshness;
-    unwatched = searched.unwatched;
-    // The index vouches for files only as the live tree does: for a live answer.
-    const tree = freshness === "live" ? liveTrees.treeOf(root, policy) : undefined;
-    index = tree && (options.index ?? true) ? contentIndexes.of(tree) : undefined;
-  }
-  let toSearch = candidates;
+  /** The files read, in order: the candidates, or those the index could not rule out. */
+  let toSearch: readonly string[] = [];
   /** Index in `candidates` of each file searched (when the index left some out). */
   let positions: number[] | undefined;
   /** Files the index knows to be binary, by index in `candidates`, ascending. */
   let knownBinary: number[] = [];
   const stretches = new Map<number, readonly number[]>();
-  if (index) {
-    const consulted = index.consult(candidates, candidateQuery(compiled), {
-      requiresNonAscii: false,
-      maxFileSize,
-      // Blocks hold whole lines: a match within a line is within one (context is not).
-      blocks: !compiled.multiline && (mode !== "content" || (before === 0 && after === 0)),
-    });
-    toSearch = consulted.read.map((i) => candidates[i] as string);
-    positions = consulted.read;
-    consulted.read.forEach((i, at) => {
-      const these = consulted.blocks.get(i);
-      if (these) stretches.set(at, these);
-    });
-    knownBinary = consulted.binary;
-  }
+  /** A search started while the walk lists the files it goes through. */
+  let running: Promise<Collected> | undefined;
+  let feed: FileFeed | undefined;
 
   const lines: GrepLine[] = [];
   const files: string[] = [];
@@ -747,28 +748,152 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     return records <= wanted;
   };
 
-  const collected = await runSearch(
-    {
-      source: compiled.source,
-      flags: compiled.flags,
-      literal: compiled.literal,
-      exact: compiled.exact,
-      ignoreCase: compiled.ignoreCase,
-      multiline: compiled.multiline,
-      before: mode === "content" ? before : 0,
-      after: mode === "content" ? after : 0,
-      maxCount,
-      mode,
+  const settings = (): WorkerSettings => ({
+    source: compiled.source,
+    flags: compiled.flags,
+    literal: compiled.literal,
+    exact: compiled.exact,
+    ignoreCase: compiled.ignoreCase,
+    multiline: compiled.multiline,
+    before: mode === "content" ? before : 0,
+    after: mode === "content" ? after : 0,
+    maxCount,
+    mode,
+    maxFileSize,
+    root,
+    named,
+    follow,
+  });
+
+  if (isFile) {
+    root = resolveScanRoot(dirname(target));
+    candidates = [basename(target)];
+    // A link named as the file is followed, as rg does, to where it leads now, and only there;
+    // a confined path is canonical, and stays where it is.
+    try {
+      named = confined ? target : canonicalPath(target, nodeFs);
+    } catch (error) {
+      throw fromFsError(error, "search", target);
+    }
+    follow = !confined;
+  } else {
+    root = resolveScanRoot(target);
+    const wanted = (path: string) => includeNodeModules || !/(^|\/)node_modules(\/|$)/.test(path);
+    const select = (listing: ScanResult) => {
+      const out: string[] = [];
+      for (const entry of listing.entries) {
+        if (entry.type !== "file") continue;
+        const path = entry.path;
+        if (!wanted(path)) continue;
+        if (globs && !globs.passes(path)) continue;
+        if (passesType && !passesType(path)) continue;
+        out.push(path);
+      }
+      // rg's overrides: a file an include glob names is searched though ignored or hidden, and
+      // one a type names though hidden (not though ignored); in directories walked, that is.
+      const before = out.length;
+      for (const file of listing.skipped) {
+        if (!wanted(file.path)) continue;
+        const typed = passesType ? passesType(file.path) : true;
+        const named = globs?.verdict(file.path) === "include";
+        const byType =
+          passesType !== undefined &&
+          file.hidden &&
+          !file.ignored &&
+          (globs?.passes(file.path) ?? true);
+        if (typed && (named || byType)) out.push(file.path);
+      }
+      return out.length === before ? out : out.sort(byListingOrder);
+    };
+    const policy = {
+      includeHidden: options.hidden ?? true,
+      useGitignore: options.gitignore ?? true,
+    };
+    // While a walk lists the tree, its files are searched as they come, as rg does (the walk
+    // lists in final order). Not with globs or types: their overrides add skipped files, which
+    // the walk reports only at its end.
+    const streams = globs === undefined && passesType === undefined;
+    let seen = 0;
+    const onListed = (entries: readonly ScanEntry[]) => {
+      const fresh: string[] = [];
+      for (; seen < entries.length; seen++) {
+        const entry = entries[seen] as ScanEntry;
+        if (entry.type === "file" && wanted(entry.path)) fresh.push(entry.path);
+      }
+      if (!feed) {
+        feed = new FileFeed(undefined);
+        toSearch = feed.files;
+        running = runSearch(
+          settings(),
+          feed,
+          consume,
+          { fileTimeoutMs, timeoutMs, signal: options.signal },
+          stretches,
+        );
+        // Awaited once the listing is complete; a failure meanwhile must not go unhandled.
+        running.catch(() => undefined);
+      }
+      feed.push(fresh);
+    };
+    const searched = await searchListing(
+      {
+        root,
+        policy,
+        // The shared listings of grep are gitignore-aware ones (contract 2.6): a search without
+        // ignore rules walks on its own.
+        cache: (options.cache ?? false) && (options.gitignore ?? true),
+        watch: options.watch,
+        signal: options.signal,
+        onProgress: options.onProgress,
+        onListed: streams ? onListed : undefined,
+      },
+      (listing) => {
+        listed = listing;
+        return select(listing);
+      },
+      (files) => files.length === 0,
+    );
+    candidates = searched.value;
+    if (feed && !startsWith(candidates, feed.files)) {
+      throw new FreshfsError("IO_ERROR", "The listing changed under the search of its files.");
+    }
+    freshness = searched.freshness;
+    unwatched = searched.unwatched;
+    // The index vouches for files only as the live tree does: for a live answer.
+    const tree = freshness === "live" ? liveTrees.treeOf(root, policy) : undefined;
+    index = tree && (options.index ?? true) ? contentIndexes.of(tree) : undefined;
+  }
+  if (index) {
+    const consulted = index.consult(candidates, candidateQuery(compiled), {
+      requiresNonAscii: false,
       maxFileSize,
-      root,
-      named,
-      follow,
-    },
-    toSearch,
-    consume,
-    { fileTimeoutMs, timeoutMs, signal: options.signal },
-    stretches,
-  );
+      // Blocks hold whole lines: a match within a line is within one (context is not).
+      blocks: !compiled.multiline && (mode !== "content" || (before === 0 && after === 0)),
+    });
+    toSearch = consulted.read.map((i) => candidates[i] as string);
+    positions = consulted.read;
+    consulted.read.forEach((i, at) => {
+      const these = consulted.blocks.get(i);
+      if (these) stretches.set(at, these);
+    });
+    knownBinary = consulted.binary;
+  }
+
+  let collected: Collected;
+  if (running) {
+    feed?.push(candidates.slice(feed.files.length));
+    feed?.finish();
+    collected = await running;
+  } else {
+    toSearch = index ? toSearch : candidates;
+    collected = await runSearch(
+      settings(),
+      new FileFeed(toSearch),
+      consume,
+      { fileTimeoutMs, timeoutMs, signal: options.signal },
+      stretches,
+    );
+  }
   // Searched to the end: every known binary file was reached.
   if (records <= wanted && !collected.partial) countBinaryBefore(candidates.length);
   // Files changed since the index read them (or new) are indexed again, after the answer's

@@ -8,16 +8,25 @@
 import { availableParallelism } from "node:os";
 import type { Worker } from "node:worker_threads";
 import { startModuleWorker } from "../../io/thread.js";
+import { envCount } from "../../scan/cache.js";
 import { STOPPED } from "./worker.js";
 
 /**
- * Most grep threads a process runs, however many searches are under way. A search uses two
- * (`workerCount` in grep.ts): at least two, so that one search alone reads at full speed; no
- * more than the cores, since more threads than cores only share them; at most eight, since each
- * worker holds an isolate and a read buffer grown to the largest file it met (up to
- * `maxFileSize`), and beyond that concurrency is a queue's job.
+ * Workers one search uses: one per core (rg's default); at least two, since a thread blocked in
+ * a read leaves its core to the other; at most eight, since each worker holds an isolate and a
+ * read buffer grown to the largest file it met (up to `maxFileSize`). FS_GREP_WORKERS sets it
+ * (1 to 16), to measure the curve.
  */
-const MAX_WORKERS = Math.max(2, Math.min(availableParallelism(), 8));
+export const GREP_WORKERS = Math.min(
+  16,
+  Math.max(1, envCount("FS_GREP_WORKERS", Math.max(2, Math.min(availableParallelism(), 8)))),
+);
+
+/**
+ * Most grep threads a process runs, however many searches are under way: as many as one search
+ * uses; beyond that, concurrency is a queue's job.
+ */
+const MAX_WORKERS = GREP_WORKERS;
 
 /**
  * How long a worker asked to stop may stay on one file. It checks between files and flushes
