@@ -714,7 +714,8 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   // Results arrive in path order; take them in order, and stop once one record more than
   // the page is in hand (that one says the answer is truncated).
   const report = options.onProgress;
-  let reportedAt = performance.now();
+  // The first result is reported at once: a progress line shows the search has begun.
+  let reportedAt = Number.NEGATIVE_INFINITY;
   const consume = (at: number, outcome: WorkerOutcome | undefined): boolean => {
     if (report && performance.now() - reportedAt >= PROGRESS_EVERY_MS) {
       reportedAt = performance.now();
