@@ -1,7 +1,7 @@
 /**
  * The content index's builder: a thread of its own that reads a run of files and returns their
  * trigram postings as one segment, so that building an index of a large tree (seconds) never
- * holds the caller's event loop or the grep workers. Depends on `trigrams`.
+ * holds the caller's event loop or the grep workers. Depends on `format` and `trigrams`.
  *
  * A segment lists each key present once, with the files (local numbers, 16 bits) that hold it:
  * as a sorted list when few do, as a bitmap when more than one in sixteen do (the bitmap is
@@ -10,65 +10,21 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
+import {
+  BINARY,
+  type BuildJob,
+  HAS_NUL,
+  NON_ASCII,
+  type SegmentData,
+  UNINDEXED,
+} from "./format.js";
 import { FOLD, followBit, KEY_BITS, trigramKey } from "./trigrams.js";
-
-/** A run of files to index: the segment covers the first `count` of them. */
-export interface BuildJob {
-  readonly id: number;
-  /** The tree's canonical root; `paths` are relative to it. */
-  readonly root: string;
-  /** Joined by NUL, in listing order. */
-  readonly paths: string;
-  /** Larger files are left unindexed (grep reads them). */
-  readonly maxFileBytes: number;
-  /** The segment ends after the file that brings its text past this. */
-  readonly maxSegmentBytes: number;
-}
-
-/** Per-file flags. */
-export const BINARY = 1;
-export const NON_ASCII = 2;
-/** Not a regular file, unreadable, too large or a link: grep must read it itself. */
-export const UNINDEXED = 4;
-/** A NUL past the first 8 KiB: binary if it matches, so it is read whole, never in blocks. */
-export const HAS_NUL = 8;
 
 /** Files larger than this are indexed in blocks of whole lines of about `BLOCK_BYTES`. */
 const SPLIT_AT = 256 * 1024;
 const BLOCK_BYTES = 128 * 1024;
 /** Blocks of the largest file indexed (16 MiB): a segment keeps room for them. */
 const MAX_FILE_UNITS = (16 * 1024 * 1024) / BLOCK_BYTES + 1;
-
-export interface SegmentData {
-  readonly id: number;
-  /** Files covered: the job's first `count` paths. */
-  readonly count: number;
-  /**
-   * Posting units: one per file, or per block of a large file. Postings and bitmaps are over
-   * units; `fileUnits[f]` to `fileUnits[f + 1]` are file f's.
-   */
-  readonly units: number;
-  readonly fileUnits: Uint32Array;
-  /** Per unit: its first byte in the file, and that byte's line number (1-based). */
-  readonly unitOffsets: Float64Array;
-  readonly unitLines: Float64Array;
-  /** Keys present, ascending. */
-  readonly keys: Uint32Array;
-  /** keys.length + 1 offsets into `data`, in 16-bit words. */
-  readonly starts: Uint32Array;
-  /** Per key: 1 when its posting is a bitmap of ceil(units / 16) words, 0 for a sorted list. */
-  readonly dense: Uint8Array;
-  readonly data: Uint16Array;
-  /** keys.length + 1 offsets into `masks`: sparse keys have one follow mask per posting. */
-  readonly maskStarts: Uint32Array;
-  /** Per posting of a sparse key: the follow bits of the bytes after the trigram in the file. */
-  readonly masks: Uint8Array;
-  readonly flags: Uint8Array;
-  /** Bytes of each file when read. */
-  readonly sizes: Float64Array;
-  /** Bytes of text read. */
-  readonly textBytes: number;
-}
 
 const KEYS = 1 << KEY_BITS;
 /** The file each key was last seen in: a key is counted once per file. */

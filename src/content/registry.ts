@@ -15,7 +15,7 @@ import { startModuleWorker } from "../io/thread.js";
 import type { LiveTree } from "../live/tree.js";
 import { envCount, type ScanResult } from "../scan/cache.js";
 import { resolveScanRoot } from "../scan/walk.js";
-import type { BuildJob, SegmentData } from "./build-thread.js";
+import type { BuildJob, SegmentData } from "./format.js";
 import { ContentIndex, segmentBytes } from "./store.js";
 
 export interface ContentIndexPolicy {

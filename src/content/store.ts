@@ -11,7 +11,7 @@
  * old entry is left stale; a segment with nothing live left is dropped.
  */
 import { comparePaths, type TreeObserver } from "../live/tree.js";
-import { BINARY, NON_ASCII, type SegmentData, UNINDEXED } from "./build-thread.js";
+import { BINARY, NON_ASCII, type SegmentData, UNINDEXED } from "./format.js";
 import { type LiteralKey, literalKeys } from "./trigrams.js";
 
 /** What a matching line must contain (the grep regex analysis's literal query). */

@@ -96,11 +96,14 @@ const FLUSH_RESULTS = 128;
 /** Most source files fit in the first read, which then needs no `fstat`. */
 const FIRST_READ = 64 * 1024;
 /**
- * One buffer for every file (a file is searched before the next is read), grown to the largest
- * file met: a search through big bundles then allocates, copies and collects nothing per file.
+ * One buffer for every file (a file is searched before the next is read), grown up to
+ * `KEPT_BYTES` as files need: a search through many files then allocates, copies and collects
+ * nothing per file. A larger file gets a buffer of its own, collected after it, so that a
+ * worker does not hold the largest file it ever met (up to 16 MiB) in memory while idle.
  * Given back when the worker goes idle (`release`).
  */
 let scratch = Buffer.allocUnsafe(FIRST_READ);
+const KEPT_BYTES = 1024 * 1024;
 
 /*
  * A directory swapped for a link out after the walk passed it would let a file be opened outside
@@ -129,20 +132,24 @@ function read(fd: number, maxFileSize: number): Buffer | WorkerOutcome {
     if (first < scratch.length && first <= maxFileSize) return scratch.subarray(0, first);
     const size = fstatSync(fd).size;
     if (size > maxFileSize) return { kind: "too-large", size };
+    let buffer = scratch;
     if (size > scratch.length) {
-      const grown = Buffer.allocUnsafe(Math.min(Math.max(size, 2 * scratch.length), maxFileSize));
-      scratch.copy(grown, 0, 0, first);
-      scratch = grown;
+      buffer =
+        size > KEPT_BYTES
+          ? Buffer.allocUnsafe(Math.max(size, first))
+          : Buffer.allocUnsafe(Math.min(Math.max(size, 2 * scratch.length), KEPT_BYTES));
+      scratch.copy(buffer, 0, 0, first);
+      if (buffer.length <= KEPT_BYTES) scratch = buffer;
     }
     // A file that grows while it is read is searched as it was when it was measured.
-    const end = Math.max(size, first);
+    const end = Math.min(Math.max(size, first), buffer.length);
     let total = first;
     while (total < end) {
-      const n = readSync(fd, scratch, total, end - total, total);
+      const n = readSync(fd, buffer, total, end - total, total);
       if (n === 0) break;
       total += n;
     }
-    return scratch.subarray(0, total);
+    return buffer.subarray(0, total);
   } catch (error) {
     return failed(error);
   }
@@ -164,12 +171,14 @@ function searchStretches(
   for (let s = 0; s < stretches.length && matches < limit; s += 3) {
     const from = stretches[s] as number;
     const length = (stretches[s + 1] as number) - from;
-    if (length > scratch.length)
-      scratch = Buffer.allocUnsafe(Math.min(length * 2, settings.maxFileSize));
+    if (length > scratch.length && length <= KEPT_BYTES) {
+      scratch = Buffer.allocUnsafe(Math.min(length * 2, KEPT_BYTES));
+    }
+    const buffer = length <= scratch.length ? scratch : Buffer.allocUnsafe(length);
     let total = 0;
     try {
       while (total < length) {
-        const n = readSync(fd, scratch, total, length - total, from + total);
+        const n = readSync(fd, buffer, total, length - total, from + total);
         if (n === 0) break;
         total += n;
       }
@@ -177,7 +186,7 @@ function searchStretches(
       return failed(error);
     }
     const outcome = searchBuffer(
-      scratch.subarray(0, total),
+      buffer.subarray(0, total),
       { ...engine, maxCount: limit - matches },
       false,
     );

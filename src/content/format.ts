@@ -1,0 +1,57 @@
+/**
+ * What the content index's build thread is asked and answers: a run of files, and the segment
+ * of postings it makes of them. Pure data; depends on nothing (the caller's thread loads this,
+ * not the thread's module with its tables).
+ */
+
+/** A run of files to index: the segment covers the first `count` of them. */
+export interface BuildJob {
+  readonly id: number;
+  /** The tree's canonical root; `paths` are relative to it. */
+  readonly root: string;
+  /** Joined by NUL, in listing order. */
+  readonly paths: string;
+  /** Larger files are left unindexed (grep reads them). */
+  readonly maxFileBytes: number;
+  /** The segment ends after the file that brings its text past this. */
+  readonly maxSegmentBytes: number;
+}
+
+/** Per-file flags. */
+export const BINARY = 1;
+export const NON_ASCII = 2;
+/** Not a regular file, unreadable, too large or a link: grep must read it itself. */
+export const UNINDEXED = 4;
+/** A NUL past the first 8 KiB: binary if it matches, so it is read whole, never in blocks. */
+export const HAS_NUL = 8;
+
+export interface SegmentData {
+  readonly id: number;
+  /** Files covered: the job's first `count` paths. */
+  readonly count: number;
+  /**
+   * Posting units: one per file, or per block of a large file. Postings and bitmaps are over
+   * units; `fileUnits[f]` to `fileUnits[f + 1]` are file f's.
+   */
+  readonly units: number;
+  readonly fileUnits: Uint32Array;
+  /** Per unit: its first byte in the file, and that byte's line number (1-based). */
+  readonly unitOffsets: Float64Array;
+  readonly unitLines: Float64Array;
+  /** Keys present, ascending. */
+  readonly keys: Uint32Array;
+  /** keys.length + 1 offsets into `data`, in 16-bit words. */
+  readonly starts: Uint32Array;
+  /** Per key: 1 when its posting is a bitmap of ceil(units / 16) words, 0 for a sorted list. */
+  readonly dense: Uint8Array;
+  readonly data: Uint16Array;
+  /** keys.length + 1 offsets into `masks`: sparse keys have one follow mask per posting. */
+  readonly maskStarts: Uint32Array;
+  /** Per posting of a sparse key: the follow bits of the bytes after the trigram in the file. */
+  readonly masks: Uint8Array;
+  readonly flags: Uint8Array;
+  /** Bytes of each file when read. */
+  readonly sizes: Float64Array;
+  /** Bytes of text read. */
+  readonly textBytes: number;
+}
