@@ -492,16 +492,16 @@ describe("freshfs grep", () => {
   });
 
   it("exits 2 with one line on stderr when the search stops at --timeout", async () => {
-    // (a+)+$ backtracks from every start of the run of a's: the search outlives its timeout,
+    // (a+)+$, inside a lookahead (which the line prefilter cannot look into), backtracks from every start of the run of a's: the search outlives its timeout,
     // which is shorter than the per-file budget, so it stops partial rather than skip the file.
     const dir = await tempTree({ "evil.txt": `${"a".repeat(100_000)}!\n` });
     const partial =
       "freshfs: the search stopped at its timeout of 1000 ms, so the results are partial (--timeout MS gives it longer)\n";
-    const run = freshfs(["grep", "--timeout", "1000", "(a+)+$"], { cwd: dir });
+    const run = freshfs(["grep", "--timeout", "1000", "(?=(a+)+$)"], { cwd: dir });
     expect(run.status, run.stderr).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toBe(partial);
-    const json = freshfs(["grep", "--json", "--timeout", "1000", "(a+)+$"], { cwd: dir });
+    const json = freshfs(["grep", "--json", "--timeout", "1000", "(?=(a+)+$)"], { cwd: dir });
     expect(json.status, json.stderr).toBe(2);
     expect(JSON.parse(json.stdout).partial).toBe(true);
     expect(json.stderr).toBe(partial);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exactFinder, foldedFinder } from "../src/search/grep/finder.js";
+import { anyFinder, exactFinder, foldedFinder } from "../src/search/grep/finder.js";
 
 /** Every occurrence, as a fold of the whole text finds them. */
 function foldedOccurrences(text: Buffer, lower: string): number[] {
@@ -52,5 +52,43 @@ describe("foldedFinder", () => {
 
   it("exactFinder is Buffer.indexOf", () => {
     expect(exactFinder(Buffer.from("b")).find(Buffer.from("abab"), 2)).toBe(3);
+  });
+});
+
+describe("anyFinder", () => {
+  it("finds the earliest of several literals, at every place one occurs, moving forward", () => {
+    const text = Buffer.from("xx ERR_SYS yy pme_turn_off ERR_SYS zz LINK");
+    const finder = anyFinder([
+      exactFinder(Buffer.from("ERR_SYS")),
+      foldedFinder("pme_turn_off"),
+      exactFinder(Buffer.from("LINK_REQ")),
+    ]);
+    const out: number[] = [];
+    for (let at = finder.find(text, 0); at !== -1; at = finder.find(text, at + 1)) out.push(at);
+    expect(out).toEqual([3, 14, 27]);
+  });
+
+  it("agrees with searching each literal alone, on random texts", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("ab", "ba", "abc", "ca"), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.constantFrom("a", "b", "c", "A"), { maxLength: 80 }).map((c) => c.join("")),
+        (literals, body) => {
+          const text = Buffer.from(body);
+          const expected = new Set<number>();
+          for (const literal of literals) {
+            for (let at = body.indexOf(literal); at !== -1; at = body.indexOf(literal, at + 1)) {
+              expected.add(at);
+            }
+          }
+          const finder = anyFinder(literals.map((l) => exactFinder(Buffer.from(l))));
+          const out: number[] = [];
+          for (let at = finder.find(text, 0); at !== -1; at = finder.find(text, at + 1))
+            out.push(at);
+          expect(out).toEqual([...expected].sort((a, b) => a - b));
+        },
+      ),
+      { numRuns: 1000, seed: 15 },
+    );
   });
 });

@@ -8,6 +8,7 @@
  */
 
 import type { Finder } from "./finder.js";
+import type { LinePrefilter } from "./regex/index.js";
 
 export type SearchMode = "content" | "files_with_matches" | "count";
 
@@ -15,6 +16,11 @@ export interface EngineSettings {
   readonly regex: RegExp;
   /** Finds the text every match contains (exactly, or in any ASCII case). */
   readonly finder: Finder | undefined;
+  /**
+   * Without a finder: the lines that may match, found on the raw bytes (a lazy DFA), so the
+   * regex runs only on those.
+   */
+  readonly prefilter: LinePrefilter | undefined;
   /** The literal is the whole pattern: a line that contains it matches, with no regex run. */
   readonly exact: boolean;
   readonly multiline: boolean;
@@ -69,7 +75,7 @@ export function searchBuffer(buffer: Buffer, settings: EngineSettings, whole = t
     ({ lines: matched, count } = multilineMatches(buffer, start, settings));
   } else {
     matched =
-      finder === undefined && settings.wholeText
+      finder === undefined && settings.prefilter === undefined && settings.wholeText
         ? textMatches(buffer, start, settings)
         : lineMatches(buffer, start, settings);
     count = matched.length;
@@ -96,7 +102,7 @@ function decode(buffer: Buffer, line: Line): string {
 
 /** Matching lines, in order, at most `maxCount` (one, for files-with-matches). */
 function lineMatches(buffer: Buffer, start: number, settings: EngineSettings): Line[] {
-  const { regex, finder, exact } = settings;
+  const { regex, finder, prefilter, exact } = settings;
   const limit = settings.mode === "files_with_matches" ? 1 : settings.maxCount;
   // Only lines shown need their numbers.
   const numbered = settings.mode === "content";
@@ -110,6 +116,11 @@ function lineMatches(buffer: Buffer, start: number, settings: EngineSettings): L
       const at = finder.find(buffer, from);
       if (at === -1) break;
       lineStart = lineStartAt(buffer, at, start);
+    } else if (prefilter !== undefined) {
+      // `from` is a line's start: the first line from there that may match.
+      const at = prefilter.nextCandidateLine(buffer, from, buffer.length);
+      if (at === -1) break;
+      lineStart = at;
     }
     let lineEnd = buffer.indexOf(NEWLINE, lineStart);
     if (lineEnd === -1) lineEnd = buffer.length;

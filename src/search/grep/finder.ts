@@ -113,3 +113,36 @@ export function foldedFinder(lowerLiteral: string): Finder {
     },
   };
 }
+
+/**
+ * The first place any of `finders` finds its literal: for an alternation of literals
+ * (`ERR_SYS|PME_TURN_OFF`), whose every match holds one of them. Each finder's last answer is
+ * kept while the search moves forward past it, so a literal that no longer occurs is not
+ * searched for again from every line.
+ */
+export function anyFinder(finders: readonly Finder[]): Finder {
+  const next = new Array<number>(finders.length).fill(-1);
+  const searchedFrom = new Array<number>(finders.length).fill(Number.POSITIVE_INFINITY);
+  let seen: Buffer | undefined;
+  let lastFrom = 0;
+  return {
+    find(buffer, from) {
+      if (buffer !== seen || from < lastFrom) {
+        seen = buffer;
+        searchedFrom.fill(Number.POSITIVE_INFINITY);
+      }
+      lastFrom = from;
+      let best = -1;
+      for (let f = 0; f < finders.length; f++) {
+        const found = next[f] as number;
+        if (!((searchedFrom[f] as number) <= from && (found === -1 || found >= from))) {
+          next[f] = (finders[f] as Finder).find(buffer, from);
+          searchedFrom[f] = from;
+        }
+        const at = next[f] as number;
+        if (at !== -1 && (best === -1 || at < best)) best = at;
+      }
+      return best;
+    },
+  };
+}

@@ -12,7 +12,7 @@ import { statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import picomatch from "picomatch";
 import { contentIndexes } from "../../content/registry.js";
-import type { CandidateQuery, ContentIndex } from "../../content/store.js";
+import type { ContentIndex } from "../../content/store.js";
 import { FreshfsError, fromFsError, quoted } from "../../errors.js";
 import { nodeFs } from "../../io/fs.js";
 import { absolutePath, canonicalPath } from "../../io/paths.js";
@@ -25,6 +25,7 @@ import type { LineRecord, SearchMode } from "./engine.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
 import { compilePattern } from "./pattern.js";
 import { GREP_WORKERS, grepPool, type PooledWorker } from "./pool.js";
+import { planRegex } from "./regex/index.js";
 import { FILE_TYPES } from "./types.js";
 import type { WorkerBatch, WorkerOutcome, WorkerRange, WorkerSettings } from "./worker.js";
 
@@ -617,13 +618,6 @@ function startsWith(list: readonly string[], prefix: readonly string[]): boolean
   return true;
 }
 
-/** What a matching line must contain, for the content index. */
-function candidateQuery(compiled: ReturnType<typeof compilePattern>): CandidateQuery {
-  return compiled.literal === undefined
-    ? { kind: "all" }
-    : { kind: "literal", text: compiled.literal };
-}
-
 export function grep(pattern: string, given: GrepOptions = {}): Promise<GrepResult> {
   return search(pattern, given, false);
 }
@@ -750,6 +744,8 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   };
 
   const settings = (): WorkerSettings => ({
+    pattern,
+    fixedStrings: options.fixedStrings ?? false,
     source: compiled.source,
     flags: compiled.flags,
     literal: compiled.literal,
@@ -865,8 +861,14 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     index = tree && (options.index ?? true) ? contentIndexes.of(tree) : undefined;
   }
   if (index) {
-    const consulted = index.consult(candidates, candidateQuery(compiled), {
-      requiresNonAscii: false,
+    const plan = planRegex(pattern, {
+      fixedStrings: options.fixedStrings ?? false,
+      ignoreCase: compiled.ignoreCase,
+      unicode: compiled.flags.includes("u"),
+      multiline: compiled.multiline,
+    });
+    const consulted = index.consult(candidates, plan.query, {
+      requiresNonAscii: plan.requiresNonAscii,
       maxFileSize,
       // Blocks hold whole lines: a match within a line is within one (context is not).
       blocks: !compiled.multiline && (mode !== "content" || (before === 0 && after === 0)),

@@ -18,8 +18,9 @@ import {
   type SearchMode,
   searchBuffer,
 } from "./engine.js";
-import { exactFinder, foldedFinder } from "./finder.js";
+import { anyFinder, exactFinder, type Finder, foldedFinder } from "./finder.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
+import { planRegex, type RegexPlan } from "./regex/index.js";
 
 /**
  * What a search looks for, and where: sent with the first range of the search a worker serves
@@ -35,6 +36,9 @@ export interface WorkerSettings {
   readonly named: string | undefined;
   /** The named file may be a link (it was one when the search began). Listed files never are. */
   readonly follow: boolean;
+  /** The pattern as given, and whether it is a literal: the worker plans its line prefilter. */
+  readonly pattern: string;
+  readonly fixedStrings: boolean;
   readonly source: string;
   readonly flags: string;
   readonly literal: string | undefined;
@@ -254,19 +258,40 @@ interface Prepared {
 
 let prepared: Prepared | undefined;
 
+/**
+ * What finds the candidate lines: the literal every match contains; else, for an alternation
+ * of literals, any of them; else nothing (the plan's line prefilter, if any, or every line).
+ */
+function finderFor(settings: WorkerSettings, plan: RegexPlan | undefined): Finder | undefined {
+  const finderOf = (literal: string) =>
+    settings.ignoreCase ? foldedFinder(literal) : exactFinder(Buffer.from(literal, "utf8"));
+  if (settings.literal !== undefined) return finderOf(settings.literal);
+  const query = plan?.query;
+  if (query?.kind === "or" && query.of.every((item) => item.kind === "literal")) {
+    return anyFinder(query.of.map((item) => finderOf((item as { text: string }).text)));
+  }
+  return undefined;
+}
+
 function prepare(search: number, settings: WorkerSettings): Prepared {
+  const plan =
+    settings.literal === undefined && !settings.multiline
+      ? planRegex(settings.pattern, {
+          fixedStrings: settings.fixedStrings,
+          ignoreCase: settings.ignoreCase,
+          unicode: settings.flags.includes("u"),
+          multiline: false,
+        })
+      : undefined;
+  const finder = finderFor(settings, plan);
   return {
     search,
     settings,
     prefix: rootPrefix(settings.root),
     engine: {
       regex: new RegExp(settings.source, settings.flags),
-      finder:
-        settings.literal === undefined
-          ? undefined
-          : settings.ignoreCase
-            ? foldedFinder(settings.literal)
-            : exactFinder(Buffer.from(settings.literal, "utf8")),
+      finder,
+      prefilter: finder === undefined ? plan?.prefilter : undefined,
       exact: settings.exact,
       multiline: settings.multiline,
       wholeText: !/\(\?<?[=!]/.test(settings.source),
