@@ -64,9 +64,9 @@ describe("npm run bench -- --quick", () => {
       "glob.svg",
       "grep.svg",
       "guard.svg",
+      "linux.svg",
       "live-change.svg",
       "live-glob.svg",
-      "linux.svg",
       "scan.svg",
       "tools.svg",
     ]);

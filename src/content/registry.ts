@@ -45,6 +45,7 @@ export interface ContentIndexStats {
 }
 
 const RUN_FILES = 4096;
+const IDLE_MS = 10_000;
 const RUN_TEXT_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
 const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -84,6 +85,7 @@ export class ContentIndexes {
   #queue: Task[] = [];
   #current: Task | undefined;
   #jobs = 0;
+  #idleTimer: NodeJS.Timeout | undefined;
 
   configure(policy: Partial<ContentIndexPolicy> | undefined): void {
     this.#policy = { ...fromEnv(), ...policy };
@@ -181,11 +183,32 @@ export class ContentIndexes {
   }
 
   #pump(): void {
-    if (this.#current || this.#queue.length === 0) return;
+    if (this.#current) return;
+    if (this.#queue.length === 0) {
+      this.#idleLater();
+      return;
+    }
+    clearTimeout(this.#idleTimer);
     const task = this.#queue.shift() as Task;
     this.#current = task;
     this.#startThread().postMessage(task.job);
     this.#refThread();
+  }
+
+  /**
+   * The build thread holds ~55 MiB of tables and a run's pairs: ended once nothing was asked of
+   * it for `IDLE_MS`, started again (~30 ms) when a tree changes.
+   */
+  #idleLater(): void {
+    clearTimeout(this.#idleTimer);
+    if (!this.#thread) return;
+    this.#idleTimer = setTimeout(() => {
+      if (this.#current || this.#queue.length > 0 || !this.#thread) return;
+      const thread = this.#thread;
+      this.#thread = undefined;
+      void thread.terminate();
+    }, IDLE_MS);
+    this.#idleTimer.unref();
   }
 
   #startThread(): Worker {
