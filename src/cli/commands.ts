@@ -5,16 +5,15 @@
  */
 import { existsSync, lstatSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import {
-  explainPath,
-  FreshfsError,
-  forceRescan,
-  formatGrepLines,
-  fuzzyFind,
-  type GrepOutputMode,
-  glob,
-  grep,
-} from "../index.js";
+// Each from its own module, not the public index: a one-shot command loads what it runs (the
+// agent tools, diffs and the MCP schemas stay unloaded: ~20 ms of every start).
+import { FreshfsError } from "../errors.js";
+import { forceRescan } from "../scan/cache.js";
+import { explainPath } from "../scan/explain.js";
+import { fuzzyFind } from "../search/fuzzy.js";
+import { glob } from "../search/glob.js";
+import { formatGrepLines } from "../search/grep/format.js";
+import { type GrepOutputMode, grep } from "../search/grep/grep.js";
 import { ProgressLine } from "./progress.js";
 
 export interface Common {

@@ -7,7 +7,8 @@
  * which is one line on stderr naming the input that was wrong.
  */
 import { parseArgs } from "node:util";
-import { FreshfsError, GREP_MAX_FILE_BYTES, GREP_SEARCH_TIMEOUT_MS } from "../index.js";
+import { FreshfsError } from "../errors.js";
+import { GREP_MAX_FILE_BYTES, GREP_SEARCH_TIMEOUT_MS } from "../search/grep/grep.js";
 import { packageVersion } from "../version.js";
 import {
   badInput,

@@ -2,7 +2,7 @@
  * The progress line: on stderr, only when stderr is a terminal, and only once a walk or search
  * has taken longer than a moment; erased when it ends, so it never mixes with the output.
  */
-import type { SearchProgress } from "../index.js";
+import type { SearchProgress } from "../search/listing.js";
 
 const SHOW_AFTER_MS = 300;
 const REDRAW_MS = 100;
