@@ -4,7 +4,9 @@
  * built by `../shared/bench/make-linux-corpus.sh`), three ways, each beside rg in the same run:
  * the CLI as a process (wall time and peak RSS, Node's start included) against rg as one; the
  * library in this process cold (the listing walked every call) and warm (the live tree). Every
- * way's matching lines are compared with rg's. `--quick` runs it all on a small generated tree.
+ * way's matching lines are compared with rg's. Then the content index: what it holds, and what one
+ * changed file costs the next grep (the file restored after). `--quick` runs it all on a small
+ * generated tree.
  */
 import { execFile, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -372,24 +374,275 @@ function verdict(check: Check | undefined): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The content index, looked up by name: it is being added beside this suite, which runs before
-// and after it exists.
+// The content index: what it holds, and what one changed file costs
 
-const optional = lib as Record<string, unknown>;
-
-async function waitForContentIndex(root: string): Promise<number | undefined> {
-  const wait = optional.waitForContentIndex;
-  if (typeof wait !== "function") return undefined;
-  const started = performance.now();
-  await (wait as (root: string) => Promise<unknown>)(root);
-  return performance.now() - started;
+/** The content indexes of a root (one per live tree grep searched there), added up. */
+interface IndexSummary {
+  readonly indexes: number;
+  readonly files: number;
+  readonly segments: number;
+  readonly bytes: number;
+  readonly textBytes: number;
+  readonly building: number;
+  readonly full: boolean;
+  readonly buildMs: number | undefined;
+  readonly maxBytes: number;
 }
 
-function contentIndexStats(root: string): unknown {
-  const stats = optional.contentIndexStats;
-  return typeof stats === "function" ? (stats as (root: string) => unknown)(root) : undefined;
+function indexSummary(root: string): IndexSummary | undefined {
+  const stats = lib.contentIndexStats(root);
+  if (stats.length === 0) return undefined;
+  const sum = (pick: (s: lib.ContentIndexStats) => number) =>
+    stats.reduce((n, s) => n + pick(s), 0);
+  const builds = stats.flatMap((s) => (s.buildMs === undefined ? [] : [s.buildMs]));
+  return {
+    indexes: stats.length,
+    files: sum((s) => s.files),
+    segments: sum((s) => s.segments),
+    bytes: sum((s) => s.bytes),
+    textBytes: sum((s) => s.textBytes),
+    building: sum((s) => s.building),
+    full: stats.some((s) => s.full),
+    buildMs: builds.length === stats.length ? Math.max(...builds) : undefined,
+    maxBytes: lib.contentIndexPolicy().maxBytes,
+  };
 }
 
+/** Single-operation latencies, in milliseconds. */
+interface Latencies {
+  readonly median: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly n: number;
+}
+
+function latencies(values: readonly number[]): Latencies {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0;
+  return {
+    median: sorted[Math.floor(sorted.length / 2)] ?? 0,
+    p99: at(0.99),
+    max: sorted[sorted.length - 1] ?? 0,
+    n: sorted.length,
+  };
+}
+
+const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/** Edits timed (each after `EDIT_WARMUP` untimed ones), alternating the two tokens. */
+const EDITS = 20;
+const EDIT_WARMUP = 2;
+const TOKENS = ["FRESHFS_BENCH_TOKEN_0", "FRESHFS_BENCH_TOKEN_1"] as const;
+/** The warm literal row, timed right after an edit and with the tree quiet. */
+const EDIT_LITERAL = "PM_RESUME";
+
+interface EditResult {
+  /** The file edited, relative to the root, and its size. */
+  readonly file: string;
+  readonly bytes: number;
+  readonly write: Latencies;
+  /** The grep for the token just written: its own time, and with the write. */
+  readonly grep: Latencies;
+  readonly total: Latencies;
+  /** Files it read (median and most), of the files it searched. */
+  readonly filesRead: { readonly median: number; readonly max: number };
+  readonly filesSearched: number;
+  /** From the end of that grep until the index had the file again (`waitForContentIndex`). */
+  readonly reindex: Latencies;
+  /** The warm literal grep right after an edit, and with the tree quiet (the index settled). */
+  readonly literalAfter: Latencies;
+  readonly literalQuiet: Latencies;
+  readonly literalReadAfter: number;
+  readonly literalReadQuiet: number;
+  /** Wrong answers, said in full (empty: none). */
+  readonly failures: readonly string[];
+  /** The file has its original bytes again; the corpus's `git status` is clean (undefined: not a checkout). */
+  readonly restored: boolean;
+  readonly gitClean: boolean | undefined;
+}
+
+/** The first `.c` file of at most 64 KiB under `drivers/`, in name order (hidden names skipped). */
+function firstDriverFile(root: string): string | undefined {
+  const visit = (rel: string): string | undefined => {
+    const names = readdirSync(join(root, rel), { withFileTypes: true })
+      .filter((d) => !d.name.startsWith("."))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const d of names) {
+      const path = `${rel}/${d.name}`;
+      if (d.isFile() && d.name.endsWith(".c") && statSync(join(root, path)).size <= 65_536)
+        return path;
+      if (d.isDirectory()) {
+        const found = visit(path);
+        if (found !== undefined) return found;
+      }
+    }
+    return undefined;
+  };
+  return existsSync(join(root, "drivers")) ? visit("drivers") : undefined;
+}
+
+function git(root: string, args: readonly string[]): { status: number | null; stdout: string } {
+  const run = spawnSync("git", ["-C", root, ...args], { encoding: "utf8", maxBuffer: 1 << 28 });
+  return { status: run.status, stdout: run.stdout ?? "" };
+}
+
+/** The tree is a git checkout with a commit (the kernel's; the quick tree has none). */
+function isCheckout(root: string): boolean {
+  return git(root, ["rev-parse", "--verify", "-q", "HEAD"]).status === 0;
+}
+
+function matchedFiles(result: lib.GrepResult): Set<string> {
+  return new Set(result.lines.filter((l) => l.match).map((l) => l.path));
+}
+
+function loudly(failures: string[], message: string): void {
+  failures.push(message);
+  console.error(`bench: linux: FAILED: ${message}`);
+  process.exitCode = 1;
+}
+
+/**
+ * One file of the tree rewritten (its bytes, then a line with a token no other file has), then
+ * the grep for that token through the live tree, which must find that file and no other; the
+ * token of the edit before must be gone. Then the warm literal row right after an edit and with
+ * the tree quiet. The file gets its original bytes back whatever happens.
+ */
+async function measureEdits(root: string, warm: lib.GrepOptions): Promise<EditResult | undefined> {
+  const checkout = isCheckout(root);
+  const rel = firstDriverFile(root);
+  if (rel === undefined) {
+    progress("edits: no small .c file under drivers/: not measured");
+    return undefined;
+  }
+  const file = join(root, rel);
+  // A run interrupted before its restore leaves the file edited: the checkout gives it back.
+  if (checkout && git(root, ["status", "--porcelain", "--", rel]).stdout.trim() !== "") {
+    progress(`edits: ${rel} differs from the checkout (an interrupted run?): restoring it`);
+    git(root, ["checkout", "--", rel]);
+  }
+  const original = readFileSync(file);
+  if (original.includes("FRESHFS_BENCH_TOKEN")) {
+    throw new Error(`${file} already holds a FRESHFS_BENCH_TOKEN line: restore it first`);
+  }
+  const separator = original.length === 0 || original[original.length - 1] === 0x0a ? "" : "\n";
+  const edited = (token: string) =>
+    Buffer.concat([original, Buffer.from(`${separator}${token}\n`)]);
+  const failures: string[] = [];
+  const samples = {
+    write: [] as number[],
+    grep: [] as number[],
+    total: [] as number[],
+    read: [] as number[],
+    reindex: [] as number[],
+    after: [] as number[],
+    quiet: [] as number[],
+    readAfter: [] as number[],
+    readQuiet: [] as number[],
+  };
+  let filesSearched = 0;
+  progress(`edits: ${rel} (${original.length} bytes), ${EDITS} edits…`);
+  try {
+    await lib.waitForContentIndex(root);
+    const baseline = resultLines(await lib.grep(EDIT_LITERAL, warm));
+    const sameAsBaseline = (result: lib.GrepResult, when: string) => {
+      const lines = resultLines(result);
+      const same = lines.size === baseline.size && [...lines].every((l) => baseline.has(l));
+      if (!same) {
+        loudly(
+          failures,
+          `${EDIT_LITERAL} ${when}: ${lines.size} matching lines, not the ${baseline.size} of before the edits`,
+        );
+      }
+    };
+    // 1. Edit, then the grep for the token just written.
+    for (let i = 0; i < EDIT_WARMUP + EDITS; i++) {
+      const keep = i >= EDIT_WARMUP;
+      const token = TOKENS[i % 2] as string;
+      const gone = TOKENS[(i + 1) % 2] as string;
+      const t0 = performance.now();
+      writeFileSync(file, edited(token));
+      const t1 = performance.now();
+      const found = await lib.grep(token, warm);
+      const t2 = performance.now();
+      const files = matchedFiles(found);
+      if (found.freshness !== "live" || files.size !== 1 || !files.has(rel)) {
+        loudly(
+          failures,
+          `edit ${i}: grep ${token} answered ${found.freshness}, files [${[...files].slice(0, 5).join(", ")}]${files.size > 5 ? "…" : ""}, not [${rel}]`,
+        );
+      }
+      await lib.waitForContentIndex(root);
+      const t3 = performance.now();
+      const stale = matchedFiles(await lib.grep(gone, warm));
+      if (stale.size > 0) {
+        loudly(
+          failures,
+          `edit ${i}: ${gone}, written over, still found in [${[...stale].join(", ")}]`,
+        );
+      }
+      if (!keep) continue;
+      samples.write.push(t1 - t0);
+      samples.grep.push(t2 - t1);
+      samples.total.push(t2 - t0);
+      samples.read.push(found.filesRead);
+      samples.reindex.push(t3 - t2);
+      filesSearched = found.filesSearched;
+    }
+    // 2. The warm literal row right after an edit, then once the index has the file again.
+    for (let i = 0; i < EDIT_WARMUP + EDITS; i++) {
+      const keep = i >= EDIT_WARMUP;
+      writeFileSync(file, edited(TOKENS[i % 2] as string));
+      const t0 = performance.now();
+      const after = await lib.grep(EDIT_LITERAL, warm);
+      const t1 = performance.now();
+      sameAsBaseline(after, `right after edit ${i}`);
+      await lib.waitForContentIndex(root);
+      const t2 = performance.now();
+      const quiet = await lib.grep(EDIT_LITERAL, warm);
+      const t3 = performance.now();
+      sameAsBaseline(quiet, `after edit ${i}, the tree quiet`);
+      if (!keep) continue;
+      samples.after.push(t1 - t0);
+      samples.quiet.push(t3 - t2);
+      samples.readAfter.push(after.filesRead);
+      samples.readQuiet.push(quiet.filesRead);
+    }
+  } finally {
+    writeFileSync(file, original);
+  }
+  const restored = readFileSync(file).equals(original);
+  let gitClean: boolean | undefined;
+  if (checkout) {
+    if (git(root, ["status", "--porcelain", "--", rel]).stdout.trim() !== "") {
+      git(root, ["checkout", "--", rel]);
+    }
+    gitClean = git(root, ["status", "--porcelain"]).stdout.trim() === "";
+  }
+  if (!restored) loudly(failures, `${rel} does not have its original bytes back`);
+  if (gitClean === false) loudly(failures, "the corpus's `git status --porcelain` is not empty");
+  // The restore is a change too: the live tree and its index settle before anything else.
+  await lib.grep(TOKENS[0], warm);
+  await lib.waitForContentIndex(root);
+  return {
+    file: rel,
+    bytes: original.length,
+    write: latencies(samples.write),
+    grep: latencies(samples.grep),
+    total: latencies(samples.total),
+    filesRead: { median: median(samples.read), max: Math.max(0, ...samples.read) },
+    filesSearched,
+    reindex: latencies(samples.reindex),
+    literalAfter: latencies(samples.after),
+    literalQuiet: latencies(samples.quiet),
+    literalReadAfter: median(samples.readAfter),
+    literalReadQuiet: median(samples.readQuiet),
+    failures,
+    restored,
+    gitClean,
+  };
+}
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
@@ -454,16 +707,21 @@ async function measure(
       ? `the live tree answers after ${live.calls} call(s), ${(live.ms / 1000).toFixed(1)} s`
       : `the tree did not go live (${live.freshness}${live.unwatched ? `: ${live.unwatched}` : ""}); warm runs are what it answers instead`,
   );
-  const indexWaitMs = await waitForContentIndex(live.root);
-  if (indexWaitMs !== undefined) progress(`content index ready after ${indexWaitMs.toFixed(0)} ms`);
-  const index = contentIndexStats(live.root);
-  if (index !== undefined) progress(`content index: ${JSON.stringify(index)}`);
+  const waitStarted = performance.now();
+  await lib.waitForContentIndex(live.root);
+  const indexWaitMs = performance.now() - waitStarted;
+  progress(`content index ready after ${indexWaitMs.toFixed(0)} ms`);
 
   const results: RowResult[] = [];
   for (const row of ROWS) {
     progress(`${row.label}…`);
     results.push(await measureRow(row, root, { rg: rg.command, rssFile, runs, cold, warm }));
   }
+  // After the warm runs: what the index holds, then what one changed file costs.
+  const index = indexSummary(live.root);
+  progress(`content index: ${JSON.stringify(index)}`);
+  const edits = live.freshness === "live" ? await measureEdits(live.root, warm) : undefined;
+  if (edits) progress(`edits: ${JSON.stringify(edits)}`);
 
   const raw = {
     root,
@@ -471,7 +729,8 @@ async function measure(
     rgFiles,
     peakRss: time === undefined ? "not measured (no GNU time)" : "GNU time %M, KiB",
     live,
-    contentIndex: { waitMs: indexWaitMs, stats: index },
+    contentIndex: { waitMs: indexWaitMs, stats: index, perTree: lib.contentIndexStats(live.root) },
+    edits,
     rows: results.map((r) => ({
       label: r.row.label,
       freshfsPattern: r.ours,
@@ -495,6 +754,7 @@ async function measure(
     live,
     indexWaitMs,
     index,
+    edits,
   });
 }
 
@@ -685,12 +945,18 @@ start, and peak RSS as GNU time's \`%M\` reads it from the kernel (both wrapped 
 **library cold** is \`grep()\` in the benchmark's process with \`cache: false\` (the listing walked
 every call, as the first grep of a tree in a long-lived process); **library warm** is \`grep()\`
 with \`cache: true, watch: true\`, the live tree, warmed up before it is timed (and the content
-index, when this build has one, waited for). rg and the three ways are run interleaved run by run
+index waited for). rg and the three ways are run interleaved run by run
 (one untimed warm-up each first); the figures are medians. Output: each way's matching lines, as
 \`path:line:text\` sets, against rg's. rg is Unicode-aware where freshfs is not yet: the \`\\w\`
 rows are compared with rg's \`(?-u)\` (ASCII) form, while rg is timed on its own pattern; rg has no
 ASCII form of \`\\p{Greek}\`, so that row is compared with rg's own answer, freshfs given the pattern
-in JavaScript's spelling if it rejects rg's.`;
+in JavaScript's spelling if it rejects rg's. After the warm runs: what the content index holds
+(\`contentIndexStats\`), then the cost of one changed file: the first \`.c\` file of at most 64 KiB
+under \`drivers/\` (in name order) rewritten with \`writeFileSync\` (its bytes and a line with a token
+no other file holds), then the warm grep for that token, which must find that file and no other,
+timed as single operations; and the warm \`PM_RESUME\` right after an edit against the same once the
+index has the file again. The file gets its original bytes back at the end, and the corpus's
+\`git status\` must be clean.`;
 
 interface ReportContext {
   readonly runs: number;
@@ -699,8 +965,9 @@ interface ReportContext {
   readonly rss: boolean;
   readonly rgFiles: number | undefined;
   readonly live: BecameLive;
-  readonly indexWaitMs: number | undefined;
-  readonly index: unknown;
+  readonly indexWaitMs: number;
+  readonly index: IndexSummary | undefined;
+  readonly edits: EditResult | undefined;
 }
 
 /** Two decimals, or three significant digits under a second (the quick tree's searches). */
@@ -770,9 +1037,6 @@ function report(results: readonly RowResult[], context: ReportContext): SuiteRes
     context.live.freshness === "live"
       ? `Library warm: the live tree answered (\`freshness: "live"\`) after ${context.live.calls} calls in ${(context.live.ms / 1000).toFixed(1)} s, before any run was timed.`
       : `Library warm: the tree did not go live (\`freshness: "${context.live.freshness}"\`${context.live.unwatched ? `: ${context.live.unwatched}` : ""}), so the warm column is what a call answers instead.`,
-    context.indexWaitMs === undefined
-      ? "Content index: not in this build (no `waitForContentIndex`)."
-      : `Content index: waited ${(context.indexWaitMs / 1000).toFixed(1)} s for it before the warm runs${context.index === undefined ? "" : `; its stats: \`${JSON.stringify(context.index)}\``}.`,
   ];
   for (const result of results) {
     if (result.unicodeOnly && (result.unicodeOnly.more > 0 || result.unicodeOnly.fewer > 0)) {
@@ -799,11 +1063,73 @@ function report(results: readonly RowResult[], context: ReportContext): SuiteRes
     method: context.quick
       ? `${METHOD}\n\nQuick mode: a small tree generated at run time stands in for the kernel.`
       : METHOD,
-    body: [out.join("\n"), ...notes].join("\n\n"),
+    body: [out.join("\n"), ...notes, ...indexSection(context), ...editSection(context)].join(
+      "\n\n",
+    ),
     charts: [chart],
     reading: reading(results, context),
     missing: context.rgMissing ? ["`rg`"] : [],
   };
+}
+
+/** Decimal units, as the README quotes the tree (1.30 GB). */
+const size = (bytes: number) =>
+  bytes >= 1e9
+    ? `${(bytes / 1e9).toFixed(2)} GB`
+    : bytes >= 1e6
+      ? `${(bytes / 1e6).toFixed(1)} MB`
+      : `${(bytes / 1e3).toFixed(1)} kB`;
+const msText = (value: number) =>
+  `${value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2)} ms`;
+
+function indexSection(context: ReportContext): string[] {
+  const i = context.index;
+  if (i === undefined) {
+    return ["**Content index**: none (the tree did not go live, or `FS_INDEX=0`)."];
+  }
+  const perMb = i.textBytes > 0 ? i.bytes / (i.textBytes / 1e6) : undefined;
+  return [
+    [
+      `**Content index** (\`contentIndexStats\`, after the warm runs${i.indexes > 1 ? `; ${i.indexes} indexes added up` : ""}):`,
+      "",
+      "| | |",
+      "|---|---|",
+      `| memory (\`bytes\`) | ${size(i.bytes)} (${Number(((100 * i.bytes) / i.maxBytes).toPrecision(2))}% of the ${(i.maxBytes / 2 ** 20).toFixed(0)} MiB budget, \`FS_INDEX_MAX_BYTES\`) |`,
+      `| text indexed (\`textBytes\`) | ${size(i.textBytes)} |`,
+      `| index per MB of text | ${perMb === undefined ? "—" : `${size(perMb)} (${(perMb / 1e6).toFixed(3)} bytes a byte)`} |`,
+      `| files / segments | ${i.files.toLocaleString("en-US")} / ${i.segments.toLocaleString("en-US")} |`,
+      `| build (\`buildMs\`: first run to last, on its own thread, in the background) | ${i.buildMs === undefined ? (i.full ? "— (the budget stopped it first)" : "not finished") : `${(i.buildMs / 1000).toFixed(2)} s`} |`,
+      `| waited for before the warm runs (\`waitForContentIndex\`) | ${(context.indexWaitMs / 1000).toFixed(2)} s |`,
+      `| full (the budget stopped it) | ${i.full ? "**yes**" : "no"}${i.building > 0 ? ` (${i.building} runs still being read)` : ""} |`,
+    ].join("\n"),
+  ];
+}
+
+function editSection(context: ReportContext): string[] {
+  const e = context.edits;
+  if (e === undefined) return ["**One changed file**: not measured (no live tree, or no file)."];
+  const row = (label: string, l: Latencies) =>
+    `| ${label} | ${msText(l.median)} | ${msText(l.p99)} |`;
+  const shownFailures = e.failures.slice(0, 3).map((f) => `\`${cell(f)}\``);
+  const verdictOfEdits =
+    e.failures.length === 0
+      ? "All did."
+      : `**${e.failures.length} wrong answer(s)**: ${shownFailures.join("; ")}${e.failures.length > 3 ? "…" : ""}.`;
+  return [
+    [
+      `**One changed file** (\`${e.file}\`, ${e.bytes.toLocaleString("en-US")} bytes), ${e.literalAfter.n} edits timed after ${EDIT_WARMUP} untimed: the file rewritten with \`writeFileSync\` (its bytes, then a line \`${TOKENS[0]}\` or \`${TOKENS[1]}\`, alternately), then \`grep\` through the live tree (warm options):`,
+      "",
+      `| single operations (of ${e.grep.n}) | median | p99 (the slowest) |`,
+      "|---|---|---|",
+      row("the write alone", e.write),
+      row("grep for the token just written (its own time)", e.grep),
+      row("write + grep: edit → grep sees it", e.total),
+      row("from that grep until the index has the file again (`waitForContentIndex`)", e.reindex),
+      row(`warm \`${EDIT_LITERAL}\` right after an edit`, e.literalAfter),
+      row(`warm \`${EDIT_LITERAL}\`, no change (the index has the file again)`, e.literalQuiet),
+    ].join("\n"),
+    `The token's grep read ${e.filesRead.median} file(s) at the median (at most ${e.filesRead.max}) of ${e.filesSearched.toLocaleString("en-US")} searched; \`${EDIT_LITERAL}\` read ${e.literalReadAfter} right after an edit, ${e.literalReadQuiet} with the tree quiet. Each token grep had to find the edited file and no other, and the token written over had to be gone; each \`${EDIT_LITERAL}\` answer had to be the lines of before the edits. ${verdictOfEdits} The file's bytes restored: ${e.restored ? "yes" : "**no**"}${e.gitClean === undefined ? "" : `; the corpus's \`git status --porcelain\` empty after: ${e.gitClean ? "yes" : "**no**"}`}.`,
+  ];
 }
 
 function reading(results: readonly RowResult[], context: ReportContext): string[] {
@@ -851,6 +1177,18 @@ function reading(results: readonly RowResult[], context: ReportContext): string[
     };
     lines.push(
       `Peak RSS: the CLI ${range(peaks("cli"))} (${mb(first.peakKb.cli)} on \`${first.row.label}\`; target ≤ 100 MB), rg ${range(peaks("rg"))}.`,
+    );
+  }
+  const i = context.index;
+  if (i !== undefined) {
+    lines.push(
+      `Content index: ${size(i.bytes)} for ${size(i.textBytes)} of text (${i.textBytes > 0 ? (i.bytes / i.textBytes).toFixed(3) : "—"} bytes a byte), ${i.files.toLocaleString("en-US")} files, built in ${i.buildMs === undefined ? "—" : `${(i.buildMs / 1000).toFixed(1)} s`} in the background; ${i.full ? "**full** (the budget stopped it)" : "within its budget"}.`,
+    );
+  }
+  const e = context.edits;
+  if (e !== undefined) {
+    lines.push(
+      `One changed file: the next grep sees it ${msText(e.total.median)} after the write began (p99 ${msText(e.total.p99)}; the grep itself ${msText(e.grep.median)}), reading ${e.filesRead.median} file(s); warm \`${EDIT_LITERAL}\` takes ${msText(e.literalAfter.median)} right after an edit against ${msText(e.literalQuiet.median)} quiet. ${e.failures.length === 0 ? "Every answer after an edit was right." : `**${e.failures.length} answer(s) after an edit were wrong.**`}`,
     );
   }
   lines.push(

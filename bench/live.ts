@@ -9,6 +9,10 @@
  * 3. A 1M-file generated tree (`FRESHFS_BENCH_LIVE_FILES`, 0 skips it): the first walk, the
  *    time until the tree is live, memory (RSS, heap after a GC) against the live budget's own
  *    estimate, a warm live glob, and what one watched directory costs.
+ * 4. The content index on that tree (its files hold a few lines): a grep through the live tree,
+ *    the index waited for, what it holds against its budget (`contentIndexPolicy().maxBytes`;
+ *    lowered in quick mode, so that it fills), the memory it takes, and a warm grep with and
+ *    without it.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import {
@@ -24,14 +28,22 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  type ContentIndexStats,
+  configureContentIndex,
   configureLiveTrees,
   configureScanCache,
+  contentIndexPolicy,
+  contentIndexStats,
   forceRescan,
   type GlobOptions,
   type GlobResult,
+  type GrepOptions,
+  type GrepResult,
   glob,
+  grep,
   invalidateFsScanCache,
   liveTreePolicy,
+  waitForContentIndex,
 } from "../src/index.js";
 import { FsWatchBackend } from "../src/live/backend.js";
 import { liveTrees } from "../src/live/registry.js";
@@ -46,6 +58,9 @@ export interface LiveBenchOptions {
   quick: boolean;
 }
 
+/** The literal the large tree's files hold, one inode in 100 of them. */
+const NEEDLE = "FRESHFS_LIVE_NEEDLE";
+
 const METHOD = `Live trees answer \`glob\`, \`grep\` and \`fuzzyFind\` called with
 \`{ cache: true, watch: true }\`: the first call walks, the directories are then watched (\`fs.watch\`
 on a thread of its own) and each watch confirmed by a read made after it; from then on every call
@@ -53,9 +68,14 @@ syncs with the watcher's thread and applies what changed (\`freshness: "live"\`)
 today's warm glob (\`cache: true, watch: false\`, its TTL raised so that it stays cached): as fast
 as a listing can be read, but up to a TTL stale. Each tree is polled until a call answers
 \`live\` before it is measured. Generated trees are built in a temporary directory and removed
-after; their files are empty hard links to a few files (on this kind of disk a new inode costs
-far more than a name: the walker reads types from \`readdir\` and never opens a file, so the
-listing is the same). Sections 1 and 3 interleave their operations run by run (median, fastest
+after; their files are hard links to a few files (on this kind of disk a new inode costs far
+more than a name: the walker reads types from \`readdir\` and never opens a file, so the listing
+is the same), empty, except in the large tree, whose files hold a few lines (one text per 1,000
+files, \`${NEEDLE}\` in one text in 100) for its content index: the grep there is
+\`grep("${NEEDLE}", { cache: true, watch: true, hidden: false })\` (the glob's live tree), until it
+answers \`live\`, then \`waitForContentIndex\`, then warm greps with the index and with
+\`index: false\`, interleaved; memory as for the live tree, before the first grep and once the
+index is built. Sections 1 and 3 interleave their operations run by run (median, fastest
 and slowest run); section 2 times each change and glob on its own (median and 90th percentile of
 single operations).`;
 
@@ -123,12 +143,25 @@ function smallRepo(root: string): string {
   return root;
 }
 
+/** What the files of a generated tree hold, when not nothing: the text of their shared inode. */
+interface TreeContent {
+  /** Files linked to each inode (so that the text changes every so many files). */
+  readonly filesPerInode: number;
+  readonly text: (inode: number) => string;
+}
+
 /**
- * `dirs` directories of `perDir` empty files under `root`, one file in `tsEvery` named `.ts`
- * (the rest `.js`): hard links to a few files kept beside the tree (a name costs ~25 µs here, a
- * new inode ~0.7 ms), or new files where a link cannot be made.
+ * `dirs` directories of `perDir` files under `root`, one file in `tsEvery` named `.ts` (the rest
+ * `.js`): hard links to a few files kept beside the tree (a name costs ~25 µs here, a new inode
+ * ~0.7 ms), or new files where a link cannot be made. Empty, unless `content` says otherwise.
  */
-function buildTree(root: string, dirs: number, perDir: number, tsEvery: number): number {
+function buildTree(
+  root: string,
+  dirs: number,
+  perDir: number,
+  tsEvery: number,
+  content?: TreeContent,
+): number {
   const started = performance.now();
   const inodes = `${root}.inodes`;
   mkdirSync(root, { recursive: true });
@@ -137,6 +170,7 @@ function buildTree(root: string, dirs: number, perDir: number, tsEvery: number):
   const width = String(dirs - 1).length;
   let made = 0;
   let source = "";
+  let text = "";
   let links = true;
   let nextReport = 0.1;
   for (let d = 0; d < dirs; d++) {
@@ -145,18 +179,20 @@ function buildTree(root: string, dirs: number, perDir: number, tsEvery: number):
     for (let f = 0; f < perDir; f++) {
       const path = join(dir, `f${f}.${f % tsEvery === 0 ? "ts" : "js"}`);
       // ext4 allows 65,000 links to one inode: a new one well before that.
-      if (made % 50_000 === 0) {
+      const every = content?.filesPerInode ?? 50_000;
+      if (made % every === 0) {
+        text = content?.text(made / every) ?? "";
         source = join(inodes, `i${made}`);
-        writeFileSync(source, "");
+        writeFileSync(source, text);
       }
       if (links) {
         try {
           linkSync(source, path);
         } catch {
           links = false;
-          writeFileSync(path, "");
+          writeFileSync(path, text);
         }
-      } else writeFileSync(path, "");
+      } else writeFileSync(path, text);
       made++;
     }
     if (total >= 100_000 && made / total >= nextReport) {
@@ -624,14 +660,183 @@ interface Large {
   readonly notLiveWhy: readonly string[];
   readonly maxBytes: number;
   readonly maxWatches: number;
+  /** The content index on the tree (undefined: the tree never became live). */
+  readonly index: LargeIndex | undefined;
   readonly removeMs: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. The content index on the large tree
+
+/**
+ * The large tree's text: each inode serves 1,000 files (so the index sees many texts), a few
+ * lines each, and one inode in 100 holds the needle (1% of the files; in quick mode, 1,000 of
+ * 20,000).
+ */
+const LARGE_CONTENT: TreeContent = {
+  filesPerInode: 1_000,
+  text: (inode) =>
+    `// freshfs bench: the text of shared inode ${inode}\nexport const inode${inode} = ${inode};\n${inode % 100 === 1 ? `// ${NEEDLE}: one inode in 100 holds it\n` : ""}`,
+};
+/**
+ * Quick mode's index budget: small enough that the 20,000-file tree fills it (about 2.3 MB
+ * unbounded; runs of 4,096 files, some 0.46 MB each: two land, the third is refused), so that the
+ * path of a full index (a search reading what is not indexed) runs too.
+ */
+const QUICK_INDEX_MAX_BYTES = 1024 * 1024;
+
+/** Files of a `files`-file large tree that hold the needle. */
+function filesWithNeedle(files: number): number {
+  const every = LARGE_CONTENT.filesPerInode;
+  let n = 0;
+  for (let inode = 0; inode * every < files; inode++) {
+    if (LARGE_CONTENT.text(inode).includes(NEEDLE)) n += Math.min(every, files - inode * every);
+  }
+  return n;
+}
+
+interface LargeIndex {
+  readonly expected: number;
+  /** The budget in force (`contentIndexPolicy().maxBytes`), and whether quick mode lowered it. */
+  readonly maxBytes: number;
+  readonly lowered: boolean;
+  /** The first grep: the index not built yet (it starts it), every file read. */
+  readonly firstMs: number;
+  readonly firstRead: number;
+  readonly calls: number;
+  readonly waitMs: number;
+  /** `contentIndexStats`, added up over the root's indexes (one per live tree). */
+  readonly stats: Omit<ContentIndexStats, "root"> & { readonly indexes: number };
+  readonly before: Memory;
+  readonly after: Memory;
+  readonly indexed: Timing | undefined;
+  readonly unindexed: Timing | undefined;
+  readonly readIndexed: number;
+  readonly readUnindexed: number;
+  readonly searched: number;
+  /** Answers that were not `live`, partial, or of another count than the files holding the needle. */
+  readonly wrong: readonly string[];
+}
+
+function sumIndexStats(stats: readonly ContentIndexStats[]): LargeIndex["stats"] {
+  const sum = (pick: (s: ContentIndexStats) => number) => stats.reduce((n, s) => n + pick(s), 0);
+  const builds = stats.flatMap((s) => (s.buildMs === undefined ? [] : [s.buildMs]));
+  return {
+    indexes: stats.length,
+    files: sum((s) => s.files),
+    segments: sum((s) => s.segments),
+    bytes: sum((s) => s.bytes),
+    textBytes: sum((s) => s.textBytes),
+    building: sum((s) => s.building),
+    full: stats.some((s) => s.full),
+    buildMs: builds.length > 0 && builds.length === stats.length ? Math.max(...builds) : undefined,
+  };
+}
+
+/**
+ * On the live large tree: a grep with `{ cache: true, watch: true }` (the glob's live tree:
+ * `hidden: false`), until live; the index waited for; what it holds against the budget, and the
+ * process's memory before and after; then the warm grep for the needle with and without it.
+ */
+async function largeIndex(
+  root: string,
+  files: number,
+  options: LiveBenchOptions,
+): Promise<LargeIndex> {
+  const lowered = options.quick;
+  if (lowered) configureContentIndex({ maxBytes: QUICK_INDEX_MAX_BYTES });
+  try {
+    const { maxBytes } = contentIndexPolicy();
+    const expected = filesWithNeedle(files);
+    const indexed: GrepOptions = {
+      path: root,
+      cache: true,
+      watch: true,
+      hidden: false,
+      timeoutMs: 1_800_000,
+    };
+    const unindexed: GrepOptions = { ...indexed, index: false };
+    const wrong: string[] = [];
+    const check = (answer: GrepResult, what: string) => {
+      const problems = [
+        ...(answer.freshness === "live" ? [] : [`\`${answer.freshness}\``]),
+        ...(answer.partial ? ["partial"] : []),
+        ...(answer.totalRecords === expected
+          ? []
+          : [`${count(answer.totalRecords)} lines, not ${count(expected)}`]),
+      ];
+      if (problems.length === 0) return;
+      const message = `${what}: ${problems.join(", ")}`;
+      wrong.push(message);
+      progress(`content index: WRONG ANSWER: ${message}`);
+    };
+    const before = memory();
+    progress(`content index: grep ${NEEDLE} until live, then waiting for the index…`);
+    const started = performance.now();
+    let first = await grep(NEEDLE, indexed);
+    const firstMs = performance.now() - started;
+    const firstRead = first.filesRead;
+    let calls = 1;
+    while (first.freshness !== "live" && performance.now() - started < 60_000) {
+      await sleep(100);
+      first = await grep(NEEDLE, indexed);
+      calls++;
+    }
+    check(first, "the first grep");
+    const waitStarted = performance.now();
+    await waitForContentIndex(root);
+    const waitMs = performance.now() - waitStarted;
+    const stats = sumIndexStats(contentIndexStats(root));
+    const after = memory();
+    progress(`content index: ${JSON.stringify(stats)} (budget ${maxBytes} bytes)`);
+    progress("content index: warm greps, with and without it…");
+    let readIndexed = 0;
+    let readUnindexed = 0;
+    let searched = 0;
+    const t = await sample(
+      {
+        indexed: async () => {
+          const answer = await grep(NEEDLE, indexed);
+          check(answer, "warm grep");
+          readIndexed = answer.filesRead;
+          searched = answer.filesSearched;
+        },
+        unindexed: async () => {
+          const answer = await grep(NEEDLE, unindexed);
+          check(answer, "warm grep, `index: false`");
+          readUnindexed = answer.filesRead;
+        },
+      },
+      { runs: 3, iterations: 1, warmup: 1 },
+    );
+    return {
+      expected,
+      maxBytes,
+      lowered,
+      firstMs,
+      firstRead,
+      calls,
+      waitMs,
+      stats,
+      before,
+      after,
+      indexed: t.indexed,
+      unindexed: t.unindexed,
+      readIndexed,
+      readUnindexed,
+      searched,
+      wrong,
+    };
+  } finally {
+    if (lowered) configureContentIndex(undefined);
+  }
 }
 
 async function largeTree(root: string, files: number, options: LiveBenchOptions): Promise<Large> {
   const perDir = 100;
   const dirs = Math.max(1, Math.ceil(files / perDir));
   progress(`large tree: building ${count(dirs * perDir)} files in ${count(dirs)} directories…`);
-  const buildMs = buildTree(root, dirs, perDir, 100);
+  const buildMs = buildTree(root, dirs, perDir, 100, LARGE_CONTENT);
   const pattern = "**/*.ts";
   const live: GlobOptions = { path: root, cache: true, watch: true };
   const { maxBytes, maxWatches } = liveTreePolicy();
@@ -649,6 +854,7 @@ async function largeTree(root: string, files: number, options: LiveBenchOptions)
     let changeGlob: Latencies | undefined;
     let changeListing: Latencies | undefined;
     let changeMissed = 0;
+    let index: LargeIndex | undefined;
     let notLive = 0;
     let notLiveChange = 0;
     const notLiveWhy = new Set<string>();
@@ -711,6 +917,7 @@ async function largeTree(root: string, files: number, options: LiveBenchOptions)
       }
       changeGlob = latencies(globs);
       changeListing = latencies(listings);
+      index = await largeIndex(root, dirs * perDir, options);
     }
     progress("large tree: plain walks (`forceRescan`)…");
     const walk = (
@@ -741,12 +948,48 @@ async function largeTree(root: string, files: number, options: LiveBenchOptions)
       notLiveWhy: [...notLiveWhy],
       maxBytes,
       maxWatches,
+      index,
       removeMs: await removeTree(root),
     };
   } finally {
     await closeTrees();
     invalidateFsScanCache();
   }
+}
+
+function indexTable(x: LargeIndex, files: number): string[] {
+  const s = x.stats;
+  const honoured = s.bytes <= x.maxBytes;
+  const heap = x.after.heap - x.before.heap;
+  const rss = x.after.rss - x.before.rss;
+  const ratio =
+    x.indexed && x.unindexed ? times(x.unindexed.median / x.indexed.median) : "not measured";
+  return [
+    `**The content index on the ${count(files)}-file tree** (\`${NEEDLE}\` in ${count(x.expected)} files):`,
+    "",
+    "| | |",
+    "|---|---|",
+    `| first grep (the index not built yet: it starts it) | ${ms(x.firstMs)}, ${count(x.firstRead)} files read${x.calls > 1 ? ` (live after ${x.calls} calls)` : ""} |`,
+    `| then until built (\`waitForContentIndex\`) | ${ms(x.waitMs)} |`,
+    `| \`contentIndexStats\`: bytes, files, segments | ${mib(s.bytes)} (${count(s.bytes)} bytes), ${count(s.files)} files, ${count(s.segments)} segments${s.indexes > 1 ? ` (${s.indexes} indexes)` : ""} |`,
+    `| text indexed (\`textBytes\`), build (\`buildMs\`) | ${mib(s.textBytes)}, ${s.buildMs === undefined ? (s.full ? "— (the budget stopped it first)" : "not finished") : ms(s.buildMs)} |`,
+    `| full (the budget stopped it) | ${s.full ? "yes" : "no"} |`,
+    `| budget (\`contentIndexPolicy().maxBytes\`) | ${mib(x.maxBytes)}${x.lowered ? " (lowered for quick mode, so that it fills)" : ""}: ${((100 * s.bytes) / x.maxBytes).toFixed(1)}% used; **budget honoured: ${honoured ? "yes" : "no"}** |`,
+    `| heap + ArrayBuffers after a GC: before the first grep → index built | ${mib(x.before.heap)} → ${mib(x.after.heap)} (**${grew(heap)}**; ${s.bytes > 0 && heap > 0 ? `the index's own count is ${times(s.bytes / heap)} that` : "—"}) |`,
+    `| RSS: before → index built | ${mib(x.before.rss)} → ${mib(x.after.rss)} (${grew(rss)}: the build thread and the grep workers, threads of their own, are in it) |`,
+    `| warm grep \`${NEEDLE}\`, the index | ${x.indexed ? formatTiming(x.indexed) : "not measured"}; ${count(x.readIndexed)} of ${count(x.searched)} files read |`,
+    `| same, \`index: false\` | ${x.unindexed ? formatTiming(x.unindexed) : "not measured"}; ${count(x.readUnindexed)} files read |`,
+    `| \`index: false\` ÷ the index | ${ratio} |`,
+    ...(x.wrong.length > 0
+      ? ["", `**${x.wrong.length} wrong answers**: ${x.wrong.slice(0, 3).join("; ")}.`]
+      : []),
+  ];
+}
+
+function indexReading(x: LargeIndex, files: number): string {
+  const s = x.stats;
+  const honoured = s.bytes <= x.maxBytes;
+  return `The content index on the ${count(files)}-file tree: ${mib(s.bytes)} for ${count(s.files)} files (${mib(s.textBytes)} of text), ${s.buildMs === undefined ? "stopped by the budget before it was complete" : `built in ${ms(s.buildMs)} in the background`}, ${s.full ? "full" : "not full"}, against a budget of ${mib(x.maxBytes)}${x.lowered ? " (lowered for quick mode)" : ""}: **budget honoured: ${honoured ? "yes" : "no"}**. The process grew by ${grew(x.after.heap - x.before.heap)} of heap, ${grew(x.after.rss - x.before.rss)} of RSS. A warm grep for \`${NEEDLE}\` (${count(x.expected)} files hold it) takes ${x.indexed ? formatUs(x.indexed.median) : "—"} with the index (${count(x.readIndexed)} files read) against ${x.unindexed ? formatUs(x.unindexed.median) : "—"} with \`index: false\` (${count(x.readUnindexed)})${x.indexed && x.unindexed ? `: ${times(x.unindexed.median / x.indexed.median)} faster` : ""}. ${x.wrong.length === 0 ? "Every answer had the files that hold it." : `**${x.wrong.length} answers were wrong.**`}`;
 }
 
 async function removeTree(root: string): Promise<number> {
@@ -898,7 +1141,7 @@ function report(
         : "no RSS outside the main heap measurable";
     out.push(
       "",
-      `**A generated tree of ${count(l.files)} empty files** (${count(l.dirs)} directories of 100, one file in 100 a \`.ts\`; built in ${(l.buildMs / 1000).toFixed(1)} s, removed in ${(l.removeMs / 1000).toFixed(1)} s):`,
+      `**A generated tree of ${count(l.files)} files** of a few lines (${count(l.dirs)} directories of 100, one file in 100 a \`.ts\`; built in ${(l.buildMs / 1000).toFixed(1)} s, removed in ${(l.removeMs / 1000).toFixed(1)} s):`,
       "",
       "| | |",
       "|---|---|",
@@ -918,6 +1161,7 @@ function report(
       "",
       `Walk: median of ${l.walk.runs} ${l.walk.runs === 1 ? "run" : "runs"}, after the live tree was measured (page cache warm alike). Warm globs: ${l.live ? `median of ${l.live.runs} runs, live and TTL interleaved` : "not measured"}. Memory: \`process.memoryUsage()\` after three full GCs (\`test/helpers/heap.ts\`), before the first call and once live; the watcher's thread has a heap of its own, in the RSS but not in the heap figures, and the kernel's memory for the watches is in neither.`,
     );
+    if (l.index) out.push("", ...indexTable(l.index, l.files));
     if (l.notLive + l.notLiveChange > 0) {
       out.push(
         "",
@@ -929,6 +1173,7 @@ function report(
       `Memory with the live tree: heap ${grew(heapGrowth)}, RSS ${grew(rssGrowth)}; the budget estimates ${mib(l.stats.bytes)} (${heapGrowth > 0 ? `${times(l.stats.bytes / heapGrowth)} the measured heap growth` : "heap growth not measurable"}). ${fitsBytes && fitsWatches ? "It fits both budgets" : "**It does not fit**"}: ${((100 * l.stats.bytes) / l.maxBytes).toFixed(0)}% of ${mib(l.maxBytes)} and ${((100 * l.stats.watches) / Math.max(1, l.maxWatches)).toFixed(1)}% of ${count(l.maxWatches)} watches (half of \`max_user_watches\`).${l.files < 1_000_000 ? ` At ${perEntry.toFixed(0)} bytes an entry, a 1M-file listing (1,010,000 entries with its directories) would be estimated at ${mib(projected)}: ${projected <= l.maxBytes ? "within" : "over"} the byte budget.` : ""} A watched directory costs ${rssPerDir > 0 ? `${(rssPerDir / 1024).toFixed(1)} KiB of RSS outside the main heap (the watcher thread's \`FSWatcher\`s and libuv's handles, with allocator noise)` : "no RSS outside the main heap that this run could measure"}, besides the kernel's memory for the inotify watch.`,
     );
   }
+  if (large?.index) reading.push(indexReading(large.index, large.files));
   const unsettled = [globs.became, changes.became, large?.became].filter(
     (b): b is BecameLive => b !== undefined && b.liveAfterMs === undefined,
   );
