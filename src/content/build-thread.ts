@@ -90,6 +90,15 @@ function readWhole(path: string, maxFileBytes: number): { length: number; size: 
   }
 }
 
+/**
+ * Pairs a run collects before it ends (after the file that passed it): text with few repeated
+ * trigrams (base64, say) has a pair per byte, and the pair arrays (7 bytes a pair) are this
+ * thread's largest memory. With one file of 16 MiB at most, a run holds at most ~24 Mi pairs.
+ */
+const MAX_RUN_PAIRS = 8 * 1024 * 1024;
+/** Pair arrays grown past this are given back after the run. */
+const KEPT_PAIRS = 1 << 22;
+
 /** Posting units a segment holds at most: their numbers are 16 bits. */
 const MAX_UNITS = 0x10000;
 
@@ -148,7 +157,7 @@ export function buildSegment(job: BuildJob): SegmentData {
   let count = 0;
   while (
     count < limit &&
-    (count === 0 || textBytes < job.maxSegmentBytes) &&
+    (count === 0 || (textBytes < job.maxSegmentBytes && pairs < MAX_RUN_PAIRS)) &&
     unitOffsets.length < MAX_UNITS - MAX_FILE_UNITS
   ) {
     const file = count++;
@@ -232,6 +241,12 @@ export function buildSegment(job: BuildJob): SegmentData {
     }
   }
   for (const key of touched) perKey[key] = 0;
+  if (scratch.length > 1 << 20) scratch = Buffer.allocUnsafe(1 << 20);
+  if (pairKeys.length > KEPT_PAIRS) {
+    pairKeys = new Uint32Array(1 << 20);
+    pairFiles = new Uint16Array(1 << 20);
+    pairMasks = new Uint8Array(1 << 20);
+  }
   return {
     id: job.id,
     count,

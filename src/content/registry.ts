@@ -67,6 +67,8 @@ interface Task {
 
 /** What the registry keeps beside each index. */
 interface Upkeep {
+  /** The tree the index belongs to: files are read only while it is settled. */
+  readonly tree: LiveTree;
   /** The tree's files as last seen, and where the look for files to index has got to in them. */
   files: readonly string[];
   entries: ScanResult["entries"] | undefined;
@@ -84,6 +86,8 @@ export class ContentIndexes {
   #thread: Worker | undefined;
   #queue: Task[] = [];
   #current: Task | undefined;
+  /** The thread `#current` was sent to. */
+  #currentThread: Worker | undefined;
   #jobs = 0;
   #idleTimer: NodeJS.Timeout | undefined;
 
@@ -103,6 +107,7 @@ export class ContentIndexes {
       index = new ContentIndex(tree.root, (closed) => this.#forget(tree, closed));
       this.#indexes.set(tree, index);
       this.#upkeep.set(index, {
+        tree,
         files: [],
         entries: undefined,
         cursor: 0,
@@ -146,6 +151,13 @@ export class ContentIndexes {
   /** Dispatches the index's next run, unless one is under way, or it is complete or full. */
   #next(index: ContentIndex, upkeep: Upkeep): void {
     if (index.building > 0 || index.isClosed) return;
+    // A file read while a watch is unconfirmed (a directory just made or replaced, the tree
+    // rebuilt after distrust) could change before the watch exists, unheard: no run starts
+    // then. The next grep answered live resumes the build.
+    if (!upkeep.tree.settled) {
+      this.#settle(upkeep);
+      return;
+    }
     if (upkeep.full || this.#totalBytes() >= this.#policy.maxBytes) {
       upkeep.full = true;
       this.#settle(upkeep);
@@ -191,7 +203,8 @@ export class ContentIndexes {
     clearTimeout(this.#idleTimer);
     const task = this.#queue.shift() as Task;
     this.#current = task;
-    this.#startThread().postMessage(task.job);
+    this.#currentThread = this.#startThread();
+    this.#currentThread.postMessage(task.job);
     this.#refThread();
   }
 
@@ -220,8 +233,9 @@ export class ContentIndexes {
     thread.on("error", () => undefined);
     thread.on("exit", () => {
       if (this.#thread === thread) this.#thread = undefined;
-      const task = this.#current;
-      this.#current = undefined;
+      // A thread ended while idle exits after the next run went to a new one: not its run.
+      const task = this.#currentThread === thread ? this.#current : undefined;
+      if (task) this.#current = undefined;
       if (task) {
         task.index.abandon(task.run);
         const upkeep = this.#upkeep.get(task.index);
@@ -238,6 +252,7 @@ export class ContentIndexes {
 
   #landed(segment: SegmentData): void {
     const task = this.#current;
+    this.#currentThread = undefined;
     this.#current = undefined;
     if (task && task.job.id === segment.id) {
       const { index } = task;
@@ -275,7 +290,10 @@ export class ContentIndexes {
     const waits: Promise<void>[] = [];
     for (const [index, upkeep] of this.#upkeep) {
       if (index.root !== root) continue;
-      if (upkeep.full || (index.building === 0 && upkeep.cursor >= upkeep.files.length)) continue;
+      const idle = index.building === 0;
+      if (upkeep.full || (idle && (upkeep.cursor >= upkeep.files.length || !upkeep.tree.settled))) {
+        continue;
+      }
       waits.push(new Promise((resolve) => upkeep.waiters.push(resolve)));
     }
     this.#refThread();

@@ -353,6 +353,11 @@ export class ContentIndex implements TreeObserver {
       readonly maxFileSize: number;
       /** Large files may be read in blocks (no context lines, no multiline matches). */
       readonly blocks: boolean;
+      /**
+       * Matches may span lines, so a file's literals may lie in different blocks: a file indexed
+       * in blocks is then always read (the query holds per file, not per block).
+       */
+      readonly multiline: boolean;
     },
   ): Consulted {
     const read: number[] = [];
@@ -393,6 +398,10 @@ export class ContentIndex implements TreeObserver {
       }
       const first = data.fileUnits[local] as number;
       const end = data.fileUnits[local + 1] as number;
+      if (options.multiline && end - first > 1) {
+        read.push(i);
+        continue;
+      }
       let stretches: number[] | undefined;
       let all = true;
       for (let unit = first; unit < end; unit++) {

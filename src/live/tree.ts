@@ -358,6 +358,8 @@ export class LiveTree implements WatchSubscriber {
   #turn: Promise<unknown> = Promise.resolve();
   #confirmWaiters: (() => void)[] = [];
   #closed = false;
+  /** A walk that will replace the listing is under way: its new watches are not yet set up. */
+  #rebuilding = false;
   #observer: TreeObserver | undefined;
   /** Calls under way through `query`. */
   #busy = 0;
@@ -375,6 +377,21 @@ export class LiveTree implements WatchSubscriber {
 
   get status(): LiveStatus {
     return this.#status;
+  }
+
+  /**
+   * Live, with every watch confirmed and the events trusted: from now on, every change to a
+   * listed file is heard. The content index reads files only then.
+   */
+  get settled(): boolean {
+    return (
+      !this.#closed &&
+      !this.#rebuilding &&
+      this.#status === "live" &&
+      this.#unconfirmed === 0 &&
+      this.#sourcesUnconfirmed.size === 0 &&
+      this.#distrust === undefined
+    );
   }
 
   /** Whether the tree stopped watching for good (evicted, given up): its observer was told. */
@@ -551,6 +568,19 @@ export class LiveTree implements WatchSubscriber {
   ): Promise<ScanResult> {
     // Events dropped, or never heard: no file's content can be vouched for.
     if (!trusted) this.#observer?.reset();
+    this.#rebuilding = true;
+    try {
+      return await this.#rebuildWalk(trusted, signal, onProgress);
+    } finally {
+      this.#rebuilding = false;
+    }
+  }
+
+  async #rebuildWalk(
+    trusted: boolean,
+    signal: AbortSignal | undefined,
+    onProgress: ((progress: WalkProgress) => void) | undefined,
+  ): Promise<ScanResult> {
     // Events from here on are about the tree this walk reads, or later: keep them.
     this.#pending = new Map();
     this.#pendingNames = 0;
@@ -599,6 +629,15 @@ export class LiveTree implements WatchSubscriber {
     for (const [rel, old] of previous) if (!keep.has(rel)) gone.push(old.frame.absolute);
     previous.clear();
     for (const [rel, dir] of keep) this.#dirs.set(rel, dir);
+    // A file the new rules leave out is no longer watched (its directory may go unwatched):
+    // whatever the index knew of it cannot be trusted if it comes back.
+    if (trusted && this.#observer) {
+      const now = new Set<string>();
+      for (const entry of listing.entries) if (entry.type === "file") now.add(entry.path);
+      for (const entry of this.#entries) {
+        if (entry.type === "file" && !now.has(entry.path)) this.#observer.changed(entry.path);
+      }
+    }
     this.#entries = listing.entries as ScanEntry[];
     this.#byExtension = undefined;
     this.#skipped = listing.skipped as SkippedFile[];
@@ -971,6 +1010,9 @@ export class LiveTree implements WatchSubscriber {
     // Closed while the batch was being made (its walks yield): the listing it edits is gone.
     if (this.#closed) return;
     if (batch.entries.length === 0 && batch.skipped.length === 0) return;
+    // Entries replaced or removed (a directory re-derived for its rules, say, which may leave
+    // files unwatched): the index holds nothing of them it can vouch for.
+    for (const edit of batch.entries) if (edit.end > edit.start) this.#observer?.changed(edit.key);
     if (this.#byExtension) this.#byExtension = reindexed(this.#byExtension, this.#entries, batch);
     this.#entries = applyEdits(this.#entries, batch.entries);
     this.#skipped = applyEdits(this.#skipped, batch.skipped);

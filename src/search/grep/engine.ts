@@ -57,14 +57,20 @@ interface Line {
 }
 
 /**
- * Searches a file's bytes, or (`whole` false) a stretch of whole lines from inside one that is
- * known to hold no NUL (the content index's block): then there is no byte order mark to strip
- * and no binary test, and line numbers count from the stretch's first line as 1.
+ * Searches a file's bytes, or (`whole` false) a stretch of whole lines from a file known to hold
+ * no NUL (the content index's block): then there is no binary test, line numbers count from the
+ * stretch's first line as 1, and a byte order mark is stripped only when the stretch begins the
+ * file (`atStart`).
  */
-export function searchBuffer(buffer: Buffer, settings: EngineSettings, whole = true): FileOutcome {
+export function searchBuffer(
+  buffer: Buffer,
+  settings: EngineSettings,
+  whole = true,
+  atStart = whole,
+): FileOutcome {
   if (whole && buffer.subarray(0, BINARY_PROBE).includes(0)) return BINARY;
   // A UTF-8 byte order mark is not part of the first line's text (ripgrep strips it too).
-  const start = whole && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+  const start = atStart && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
   const { finder } = settings;
   if (finder !== undefined && finder.find(buffer, start) === -1) return NONE;
   let matched: Line[];

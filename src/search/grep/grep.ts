@@ -686,6 +686,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   /** A search started while the walk lists the files it goes through. */
   let running: Promise<Collected> | undefined;
   let feed: FileFeed | undefined;
+  let detachStream = () => {};
 
   const lines: GrepLine[] = [];
   const files: string[] = [];
@@ -824,7 +825,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
           settings(),
           feed,
           consume,
-          { fileTimeoutMs, timeoutMs, signal: options.signal },
+          { fileTimeoutMs, timeoutMs, signal: streamStop.signal },
           stretches,
         );
         // Awaited once the listing is complete; a failure meanwhile must not go unhandled.
@@ -832,7 +833,12 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
       }
       feed.push(fresh);
     };
-    const searched = await searchListing(
+    // The caller's abort, or a listing that failed, stops a search started while it walked.
+    const streamStop = new AbortController();
+    const stopStream = () => streamStop.abort();
+    options.signal?.addEventListener("abort", stopStream, { once: true });
+    detachStream = () => options.signal?.removeEventListener("abort", stopStream);
+    const searchedOrFailed = searchListing(
       {
         root,
         policy,
@@ -850,10 +856,21 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
       },
       (files) => files.length === 0,
     );
-    candidates = searched.value;
-    if (feed && !startsWith(candidates, feed.files)) {
-      throw new FreshfsError("IO_ERROR", "The listing changed under the search of its files.");
+    let searched: Awaited<typeof searchedOrFailed>;
+    try {
+      searched = await searchedOrFailed;
+      if (feed && !startsWith(searched.value, feed.files)) {
+        throw new FreshfsError("IO_ERROR", "The listing changed under the search of its files.");
+      }
+    } catch (error) {
+      // Its lanes would wait for files that never come, holding workers: halt them first.
+      stopStream();
+      await running?.catch(() => undefined);
+      detachStream();
+      throw error;
     }
+    if (!running) detachStream();
+    candidates = searched.value;
     freshness = searched.freshness;
     unwatched = searched.unwatched;
     // The index vouches for files only as the live tree does: for a live answer.
@@ -872,6 +889,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
       maxFileSize,
       // Blocks hold whole lines: a match within a line is within one (context is not).
       blocks: !compiled.multiline && (mode !== "content" || (before === 0 && after === 0)),
+      multiline: compiled.multiline,
     });
     toSearch = consulted.read.map((i) => candidates[i] as string);
     positions = consulted.read;
@@ -886,7 +904,11 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   if (running) {
     feed?.push(candidates.slice(feed.files.length));
     feed?.finish();
-    collected = await running;
+    try {
+      collected = await running;
+    } finally {
+      detachStream();
+    }
   } else {
     toSearch = index ? toSearch : candidates;
     collected = await runSearch(

@@ -193,6 +193,7 @@ function searchStretches(
       buffer.subarray(0, total),
       { ...engine, maxCount: limit - matches },
       false,
+      from === 0,
     );
     if (outcome.kind !== "hits") continue;
     matches += outcome.matches;
