@@ -76,6 +76,8 @@ interface Upkeep {
   full: boolean;
   /** The index's generation the rest was seen in. */
   generation: number;
+  /** Maintenance asked for and not yet run. */
+  soon: number;
   waiters: (() => void)[];
 }
 
@@ -113,11 +115,24 @@ export class ContentIndexes {
         cursor: 0,
         full: false,
         generation: index.generation,
+        soon: 0,
         waiters: [],
       });
       tree.observe(index);
     }
     return index;
+  }
+
+  /** `maintain`, once the caller's answer is on its way (the next turn of the loop). */
+  maintainSoon(index: ContentIndex, listing: ScanResult): void {
+    const upkeep = this.#upkeep.get(index);
+    if (!upkeep) return;
+    upkeep.soon++;
+    setImmediate(() => {
+      upkeep.soon--;
+      this.maintain(index, listing);
+      if (upkeep.soon === 0 && index.building === 0) this.#settle(upkeep);
+    });
   }
 
   /**
@@ -130,8 +145,9 @@ export class ContentIndexes {
     if (listing.entries !== upkeep.entries) {
       const files: string[] = [];
       for (const entry of listing.entries) if (entry.type === "file") files.push(entry.path);
-      // Entries of files gone from the tree are dropped, so their segments can go.
-      if (upkeep.entries !== undefined) index.forgetGone(new Set(files));
+      // Entries of files gone from the tree (stale already: their removal was heard) are
+      // dropped, so their segments can go: a pass over every entry, made once they are many.
+      if (index.files > files.length * 1.1 + 1024) index.forgetGone(new Set(files));
       upkeep.files = files;
       upkeep.entries = listing.entries;
       upkeep.cursor = 0;
@@ -291,7 +307,8 @@ export class ContentIndexes {
     for (const [index, upkeep] of this.#upkeep) {
       if (index.root !== root) continue;
       const idle = index.building === 0;
-      if (upkeep.full || (idle && (upkeep.cursor >= upkeep.files.length || !upkeep.tree.settled))) {
+      const done = upkeep.cursor >= upkeep.files.length || !upkeep.tree.settled;
+      if (upkeep.soon === 0 && (upkeep.full || (idle && done))) {
         continue;
       }
       waits.push(new Promise((resolve) => upkeep.waiters.push(resolve)));

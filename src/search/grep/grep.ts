@@ -921,9 +921,9 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   }
   // Searched to the end: every known binary file was reached.
   if (records <= wanted && !collected.partial) countBinaryBefore(candidates.length);
-  // Files changed since the index read them (or new) are indexed again, after the answer's
-  // reading is done, so the build thread does not compete with it.
-  if (index && listed) contentIndexes.maintain(index, listed);
+  // Files changed since the index read them (or new) are indexed again, once this answer is
+  // returned: the build thread does not compete with its reading, nor the bookkeeping with it.
+  if (index && listed) contentIndexes.maintainSoon(index, listed);
   const timedOut = collected.timedOut.map((at) => toSearch[at] as string);
   const warnings: string[] = [];
   if (timedOut.length > 0) {
