@@ -129,7 +129,7 @@ export class IgnoreFile {
     for (const rule of rules) {
       if (broken.has(rule.line)) continue;
       const { suffix } = rule;
-      if (suffix !== undefined && suffix.startsWith(".") && suffix.indexOf(".", 1) === -1) {
+      if (suffix?.startsWith(".") && suffix.indexOf(".", 1) === -1) {
         const bucket = this.#extensions.get(suffix);
         if (bucket) bucket.push(rule);
         else this.#extensions.set(suffix, [rule]);
