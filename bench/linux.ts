@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import * as lib from "../src/index.js";
 import { liveTrees } from "../src/live/registry.js";
 import type { BarGroup, Chart } from "./lib/chart-types.js";
+import { type SummedIndexStats, sumIndexStats } from "./lib/index-stats.js";
 import { sample, type Timing, times } from "./lib/measure.js";
 import { peer } from "./lib/peers.js";
 import type { SuiteResult } from "./lib/report.js";
@@ -377,33 +378,13 @@ function verdict(check: Check | undefined): string {
 // The content index: what it holds, and what one changed file costs
 
 /** The content indexes of a root (one per live tree grep searched there), added up. */
-interface IndexSummary {
-  readonly indexes: number;
-  readonly files: number;
-  readonly segments: number;
-  readonly bytes: number;
-  readonly textBytes: number;
-  readonly building: number;
-  readonly full: boolean;
-  readonly buildMs: number | undefined;
-  readonly maxBytes: number;
-}
+type IndexSummary = SummedIndexStats & { readonly maxBytes: number };
 
 function indexSummary(root: string): IndexSummary | undefined {
   const stats = lib.contentIndexStats(root);
   if (stats.length === 0) return undefined;
-  const sum = (pick: (s: lib.ContentIndexStats) => number) =>
-    stats.reduce((n, s) => n + pick(s), 0);
-  const builds = stats.flatMap((s) => (s.buildMs === undefined ? [] : [s.buildMs]));
   return {
-    indexes: stats.length,
-    files: sum((s) => s.files),
-    segments: sum((s) => s.segments),
-    bytes: sum((s) => s.bytes),
-    textBytes: sum((s) => s.textBytes),
-    building: sum((s) => s.building),
-    full: stats.some((s) => s.full),
-    buildMs: builds.length === stats.length ? Math.max(...builds) : undefined,
+    ...sumIndexStats(stats),
     maxBytes: lib.contentIndexPolicy().maxBytes,
   };
 }

@@ -28,7 +28,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  type ContentIndexStats,
   configureContentIndex,
   configureLiveTrees,
   configureScanCache,
@@ -49,6 +48,7 @@ import { FsWatchBackend } from "../src/live/backend.js";
 import { liveTrees } from "../src/live/registry.js";
 import { retainedBytes } from "../test/helpers/heap.js";
 import type { BarGroup, Chart } from "./lib/chart-types.js";
+import { type SummedIndexStats, sumIndexStats } from "./lib/index-stats.js";
 import { formatTiming, formatUs, sample, type Timing, times } from "./lib/measure.js";
 import { findCorpus, peer, runPeer } from "./lib/peers.js";
 import type { SuiteResult } from "./lib/report.js";
@@ -706,7 +706,7 @@ interface LargeIndex {
   readonly calls: number;
   readonly waitMs: number;
   /** `contentIndexStats`, added up over the root's indexes (one per live tree). */
-  readonly stats: Omit<ContentIndexStats, "root"> & { readonly indexes: number };
+  readonly stats: SummedIndexStats;
   readonly before: Memory;
   readonly after: Memory;
   readonly indexed: Timing | undefined;
@@ -716,21 +716,6 @@ interface LargeIndex {
   readonly searched: number;
   /** Answers that were not `live`, partial, or of another count than the files holding the needle. */
   readonly wrong: readonly string[];
-}
-
-function sumIndexStats(stats: readonly ContentIndexStats[]): LargeIndex["stats"] {
-  const sum = (pick: (s: ContentIndexStats) => number) => stats.reduce((n, s) => n + pick(s), 0);
-  const builds = stats.flatMap((s) => (s.buildMs === undefined ? [] : [s.buildMs]));
-  return {
-    indexes: stats.length,
-    files: sum((s) => s.files),
-    segments: sum((s) => s.segments),
-    bytes: sum((s) => s.bytes),
-    textBytes: sum((s) => s.textBytes),
-    building: sum((s) => s.building),
-    full: stats.some((s) => s.full),
-    buildMs: builds.length > 0 && builds.length === stats.length ? Math.max(...builds) : undefined,
-  };
 }
 
 /**

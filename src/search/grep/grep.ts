@@ -355,13 +355,16 @@ let ranges = 0;
  * them (in final order), until `finish`.
  */
 class FileFeed {
-  readonly #files: string[];
+  readonly #files: readonly string[];
+  /** The same array, while files are pushed (none for a feed complete from the start). */
+  readonly #growing: string[] | undefined;
   #complete: boolean;
   #waiters: (() => void)[] = [];
 
-  /** All the files, complete; or none yet, to be pushed. */
+  /** All the files, complete (the array is not copied); or none yet, to be pushed. */
   constructor(files: readonly string[] | undefined) {
-    this.#files = files ? [...files] : [];
+    this.#growing = files ? undefined : [];
+    this.#files = files ?? (this.#growing as string[]);
     this.#complete = files !== undefined;
   }
 
@@ -375,7 +378,7 @@ class FileFeed {
 
   push(paths: readonly string[]): void {
     if (paths.length === 0) return;
-    for (const path of paths) this.#files.push(path);
+    for (const path of paths) this.#growing?.push(path);
     this.#wake();
   }
 
