@@ -18,7 +18,7 @@ import {
   type SegmentData,
   UNINDEXED,
 } from "./format.js";
-import { FOLD, followBit, KEY_BITS, trigramKey } from "./trigrams.js";
+import { FOLD, followBit, KEY_BITS, LOWER, trigramKey, UPPER, upperKey } from "./trigrams.js";
 
 /** Files larger than this are indexed in blocks of whole lines of about `BLOCK_BYTES`. */
 const SPLIT_AT = 256 * 1024;
@@ -29,8 +29,12 @@ const MAX_FILE_UNITS = (16 * 1024 * 1024) / BLOCK_BYTES + 1;
 const KEYS = 1 << KEY_BITS;
 /** The file each key was last seen in: a key is counted once per file. */
 const seen = new Int32Array(KEYS).fill(-1);
-/** Per key: files holding it in the segment being built, then its position among the keys. */
+/**
+ * Per key: files holding it in the segment being built, then its position among the keys (or
+ * `DROPPED`).
+ */
 const perKey = new Uint32Array(KEYS);
+const DROPPED = 0xffffffff;
 let stamp = 0;
 let scratch = Buffer.allocUnsafe(1 << 20);
 const BINARY_PROBE = 8192;
@@ -103,8 +107,27 @@ const KEPT_PAIRS = 1 << 22;
 const MAX_UNITS = 0x10000;
 
 /**
- * Indexes the trigrams of `bytes[from, to)` as posting unit `unit`. Returns whether a byte
- * above 0x7f was met.
+ * Counts `key` in posting unit `unit` (once per unit), and the follow bit of `next` (-1: none,
+ * the unit ends) in its posting.
+ */
+function note(key: number, unit: number, next: number, touched: number[]): void {
+  if (seen[key] !== stamp) {
+    seen[key] = stamp;
+    if ((perKey[key] as number) === 0) touched.push(key);
+    perKey[key] = (perKey[key] as number) + 1;
+    pairOf[key] = pairs;
+    pushPair(key, unit);
+  }
+  if (next >= 0) {
+    const pair = pairOf[key] as number;
+    pairMasks[pair] = (pairMasks[pair] as number) | (FOLLOW[next] as number);
+  }
+}
+
+/**
+ * Indexes the trigrams of `bytes[from, to)` as posting unit `unit`: each under its folded key,
+ * and those in capitals under their upper-case key as well. Returns whether a byte above 0x7f
+ * was met.
  */
 function indexUnit(
   bytes: Buffer,
@@ -119,26 +142,25 @@ function indexUnit(
   }
   let high = 0;
   let t = 0;
+  // The last three bytes' upper- and lower-case letters, a bit each.
+  let upper = 0;
+  let lower = 0;
   for (let i = from; i < Math.min(to, from + 2); i++) {
-    high |= bytes[i] as number;
-    t = ((t & 0xffff) << 8) | (FOLD[bytes[i] as number] as number);
+    const byte = bytes[i] as number;
+    high |= byte;
+    t = ((t & 0xffff) << 8) | (FOLD[byte] as number);
+    upper = (upper << 1) | (UPPER[byte] as number);
+    lower = (lower << 1) | (LOWER[byte] as number);
   }
   for (let i = from + 2; i < to; i++) {
     const byte = bytes[i] as number;
     high |= byte;
     t = ((t & 0xffff) << 8) | (FOLD[byte] as number);
-    const key = trigramKey(t);
-    if (seen[key] !== stamp) {
-      seen[key] = stamp;
-      if ((perKey[key] as number) === 0) touched.push(key);
-      perKey[key] = (perKey[key] as number) + 1;
-      pairOf[key] = pairs;
-      pushPair(key, unit);
-    }
-    if (i + 1 < to) {
-      const pair = pairOf[key] as number;
-      pairMasks[pair] = (pairMasks[pair] as number) | (FOLLOW[bytes[i + 1] as number] as number);
-    }
+    upper = ((upper << 1) | (UPPER[byte] as number)) & 7;
+    lower = ((lower << 1) | (LOWER[byte] as number)) & 7;
+    const next = i + 1 < to ? (bytes[i + 1] as number) : -1;
+    note(trigramKey(t), unit, next, touched);
+    if (lower === 0 && upper !== 0) note(upperKey(t), unit, next, touched);
   }
   return (high & 0x80) !== 0;
 }
@@ -208,7 +230,11 @@ export function buildSegment(job: BuildJob): SegmentData {
     flags[file] = nonAscii ? NON_ASCII : 0;
   }
   const units = unitOffsets.length;
-  const keys = Uint32Array.from(touched).sort();
+  const isDense = (key: number) => (perKey[key] as number) > units / 16;
+  // Upper-case keys are kept only beside a folded key that is a bitmap (see `upperKey`).
+  const kept = touched.filter((key) => (key & 1) === 0 || isDense(key & ~1));
+  for (const key of touched) if ((key & 1) === 1 && !isDense(key & ~1)) perKey[key] = DROPPED;
+  const keys = Uint32Array.from(kept).sort();
   const words = Math.ceil(units / 16);
   const starts = new Uint32Array(keys.length + 1);
   const maskStarts = new Uint32Array(keys.length + 1);
@@ -216,10 +242,10 @@ export function buildSegment(job: BuildJob): SegmentData {
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k] as number;
     const holders = perKey[key] as number;
-    const isDense = holders > units / 16;
-    dense[k] = isDense ? 1 : 0;
-    starts[k + 1] = (starts[k] as number) + (isDense ? words : holders);
-    maskStarts[k + 1] = (maskStarts[k] as number) + (isDense ? 0 : holders);
+    const bitmap = holders > units / 16;
+    dense[k] = bitmap ? 1 : 0;
+    starts[k + 1] = (starts[k] as number) + (bitmap ? words : holders);
+    maskStarts[k + 1] = (maskStarts[k] as number) + (bitmap ? 0 : holders);
     // From here on, the key's position among the keys.
     perKey[key] = k;
   }
@@ -229,6 +255,7 @@ export function buildSegment(job: BuildJob): SegmentData {
   const cursor = starts.slice(0, keys.length);
   for (let p = 0; p < pairs; p++) {
     const k = perKey[pairKeys[p] as number] as number;
+    if (k === DROPPED) continue;
     const file = pairFiles[p] as number;
     if (dense[k]) {
       const word = (starts[k] as number) + (file >>> 4);

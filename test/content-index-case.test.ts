@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSegment } from "../src/content/build-thread.js";
+import type { SegmentData } from "../src/content/format.js";
+import { Segment } from "../src/content/store.js";
+
+/**
+ * The index's keys against the files themselves: a segment built from random text in a small
+ * alphabet of letters in both cases (so that every trigram recurs in every case shape) must
+ * select every file holding a literal, as written or in any case, and the upper-case keys must
+ * rule out files that hold the literal only in another case.
+ */
+let root: string;
+let bodies: string[];
+let data: SegmentData;
+
+/** A small deterministic generator (xorshift), so that a failure can be replayed. */
+function random(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 0x100000000;
+  };
+}
+
+const ALPHABET = "aAbBcC_1 \n";
+
+function text(next: () => number, length: number): string {
+  let out = "";
+  for (let i = 0; i < length; i++) out += ALPHABET[Math.floor(next() * ALPHABET.length)];
+  return out;
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "freshfs-index-case-"));
+  const next = random(0x5eed);
+  bodies = [];
+  const paths: string[] = [];
+  for (let f = 0; f < 300; f++) {
+    const body = text(next, Math.floor(next() * 120));
+    const path = `f${String(f).padStart(3, "0")}.txt`;
+    writeFileSync(join(root, path), body);
+    bodies.push(body);
+    paths.push(path);
+  }
+  data = buildSegment({
+    id: 1,
+    root,
+    paths: paths.join("\0"),
+    maxFileBytes: 1 << 20,
+    maxSegmentBytes: 1 << 25,
+  });
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("the content index's keys", () => {
+  it("select every file holding a literal, as written or in any case, and rule out by case", () => {
+    expect(data.count).toBe(bodies.length);
+    const segment = new Segment(1, 0, [], data);
+    const next = random(0xca5e);
+    let missed = 0;
+    let narrowedByCase = 0;
+    let checked = 0;
+    for (let q = 0; q < 400; q++) {
+      // Half from the files (literals that occur), half random.
+      const from = bodies[Math.floor(next() * bodies.length)] as string;
+      const length = 3 + Math.floor(next() * 4);
+      const start = Math.floor(next() * Math.max(1, from.length - length));
+      const literal =
+        q % 2 === 0 && from.length >= length
+          ? from.slice(start, start + length)
+          : text(next, length);
+      for (const exactCase of [true, false]) {
+        const selected = segment.evaluate({ kind: "literal", text: literal }, exactCase);
+        for (let f = 0; f < bodies.length; f++) {
+          const body = bodies[f] as string;
+          const holds = exactCase
+            ? body.includes(literal)
+            : body.toLowerCase().includes(literal.toLowerCase());
+          const chosen = selected === true || ((selected[f >>> 4] as number) >>> (f & 15)) & 1;
+          checked++;
+          if (holds && !chosen) missed++;
+          if (
+            exactCase &&
+            !chosen &&
+            body.toLowerCase().includes(literal.toLowerCase()) &&
+            /[A-Z]/.test(literal)
+          ) {
+            narrowedByCase++;
+          }
+        }
+      }
+    }
+    expect(checked).toBe(400 * 2 * bodies.length);
+    expect(missed).toBe(0);
+    // The upper-case keys have effect: files holding the literal only in another case go.
+    expect(narrowedByCase).toBeGreaterThan(100);
+  });
+});
