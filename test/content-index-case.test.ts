@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSegment } from "../src/content/build-thread.js";
-import type { SegmentData } from "../src/content/format.js";
+import { type SegmentData, UNINDEXED } from "../src/content/format.js";
 import { Segment } from "../src/content/store.js";
 
 /**
@@ -63,6 +63,11 @@ afterAll(() => {
 describe("the content index's keys", () => {
   it("select every file holding a literal, as written or in any case, and rule out by case", () => {
     expect(data.count).toBe(bodies.length);
+    // Both kinds of posting are met: bitmaps of common trigrams (with upper-case keys beside
+    // them, odd) and lists of the rest.
+    expect(data.denseKeys.length).toBeGreaterThan(10);
+    expect([...data.keys].filter((key) => key & 1).length).toBeGreaterThan(10);
+    expect([...data.keys].filter((key) => !(key & 1)).length).toBeGreaterThan(10);
     const segment = new Segment(1, 0, [], data);
     const next = random(0xca5e);
     let missed = 0;
@@ -102,5 +107,34 @@ describe("the content index's keys", () => {
     expect(missed).toBe(0);
     // The upper-case keys have effect: files holding the literal only in another case go.
     expect(narrowedByCase).toBeGreaterThan(100);
+  });
+
+  it("leaves a file with too many distinct trigrams to keep unindexed, and takes its postings back", () => {
+    // 20 MiB of random printable text: ~160,000 distinct keys a 128 KiB block, past the
+    // build's 16 Mi pairs; then a small file, indexed as usual.
+    const next = random(0xb16);
+    const big = Buffer.allocUnsafe(20 * 1024 * 1024);
+    for (let i = 0; i < big.length; i++) {
+      big[i] = i % 80 === 79 ? 0x0a : 0x21 + Math.floor(next() * 94);
+    }
+    writeFileSync(join(root, "big.txt"), big);
+    writeFileSync(join(root, "small.txt"), "a line with PM_RESUME in it\n");
+    const both = buildSegment({
+      id: 2,
+      root,
+      paths: "big.txt\0small.txt",
+      maxFileBytes: 64 * 1024 * 1024,
+      maxSegmentBytes: 1 << 30,
+    });
+    expect(both.count).toBe(2);
+    expect(both.flags[0]).toBe(UNINDEXED);
+    expect(both.flags[1]).toBe(0);
+    // One unit each: the big file's blocks are gone, and so are its keys.
+    expect(both.units).toBe(2);
+    expect(both.keys.length + both.denseKeys.length).toBeLessThan(100);
+    const segment = new Segment(2, 0, [], both);
+    const selected = segment.evaluate({ kind: "literal", text: "PM_RESUME" }, true);
+    expect(selected).not.toBe(true);
+    expect(((selected as Uint16Array)[0] as number) & 0b11).toBe(0b10);
   });
 });

@@ -106,6 +106,11 @@ describe("the content index", () => {
       ["PM_RESUME", { headLimit: 2 }],
       ["PM_RE", { fixedStrings: true }],
       ["ERR_SYS|PM_RESUME", {}],
+      // Alternations the index narrows file by file (each file searched for the literals it
+      // can hold): in either order, with one that is nowhere, ignoring case.
+      ["PM_RESUME|nowhere_at_all|ERR_SYS", {}],
+      ["ERR_SYS|pm_resume", { ignoreCase: true }],
+      ["Pm_Resume|ERR_SYS|line one", {}],
       ["resume", { ignoreCase: true, outputMode: "count" }],
       ["no such text anywhere", {}],
     ];

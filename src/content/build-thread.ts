@@ -3,9 +3,9 @@
  * trigram postings as one segment, so that building an index of a large tree (seconds) never
  * holds the caller's event loop or the grep workers. Depends on `format` and `trigrams`.
  *
- * A segment lists each key present once, with the files (local numbers, 16 bits) that hold it:
- * as a sorted list when few do, as a bitmap when more than one in sixteen do (the bitmap is
- * then the smaller). Files are read with `O_NOFOLLOW`: a link swapped in is not followed, and
+ * A segment lists each key present once, with the units (local numbers, 16 bits) that hold it:
+ * as a list of gaps with follow bits when few do, as a bitmap when more than one in sixteen do
+ * (the bitmap is then the smaller). Files are read with `O_NOFOLLOW`: a link swapped in is not followed, and
  * the file is left unindexed (grep then reads it and reports what it finds, as without an index).
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
@@ -23,8 +23,6 @@ import { FOLD, followBit, KEY_BITS, LOWER, trigramKey, UPPER, upperKey } from ".
 /** Files larger than this are indexed in blocks of whole lines of about `BLOCK_BYTES`. */
 const SPLIT_AT = 256 * 1024;
 const BLOCK_BYTES = 128 * 1024;
-/** Blocks of the largest file indexed (16 MiB): a segment keeps room for them. */
-const MAX_FILE_UNITS = (16 * 1024 * 1024) / BLOCK_BYTES + 1;
 
 const KEYS = 1 << KEY_BITS;
 /** The file each key was last seen in: a key is counted once per file. */
@@ -35,6 +33,7 @@ const seen = new Int32Array(KEYS).fill(-1);
  */
 const perKey = new Uint32Array(KEYS);
 const DROPPED = 0xffffffff;
+const DENSE = 0x80000000;
 let stamp = 0;
 let scratch = Buffer.allocUnsafe(1 << 20);
 const BINARY_PROBE = 8192;
@@ -79,7 +78,9 @@ function readWhole(path: string, maxFileBytes: number): { length: number; size: 
     const stats = fstatSync(fd);
     if (!stats.isFile()) return -1;
     if (stats.size > maxFileBytes) return stats.size;
-    if (stats.size > scratch.length) scratch = Buffer.allocUnsafe(stats.size * 2);
+    if (stats.size > scratch.length) {
+      scratch = Buffer.allocUnsafe(Math.max(stats.size, Math.min(stats.size * 2, 1 << 24)));
+    }
     let total = 0;
     while (total < stats.size) {
       const n = readSync(fd, scratch, total, stats.size - total, total);
@@ -96,10 +97,15 @@ function readWhole(path: string, maxFileBytes: number): { length: number; size: 
 
 /**
  * Pairs a run collects before it ends (after the file that passed it): text with few repeated
- * trigrams (base64, say) has a pair per byte, and the pair arrays (7 bytes a pair) are this
- * thread's largest memory. With one file of 16 MiB at most, a run holds at most ~24 Mi pairs.
+ * trigrams (base64, say) has a pair or two per byte, and the pair arrays (7 bytes a pair) are
+ * this thread's largest memory.
  */
 const MAX_RUN_PAIRS = 8 * 1024 * 1024;
+/**
+ * A file whose pairs would bring the run past this is left unindexed (its pairs taken back;
+ * grep reads it), so the pair arrays never pass ~112 MB whatever the files hold.
+ */
+const MAX_PAIRS = 16 * 1024 * 1024;
 /** Pair arrays grown past this are given back after the run. */
 const KEPT_PAIRS = 1 << 22;
 
@@ -174,13 +180,34 @@ export function buildSegment(job: BuildJob): SegmentData {
   const unitOffsets: number[] = [];
   const unitLines: number[] = [];
   const touched: number[] = [];
+  /**
+   * A file with too many distinct trigrams to keep: its pairs and blocks are taken back, and
+   * it is left unindexed.
+   */
+  const takeBack = (file: number, unit: number, before: number) => {
+    for (let p = before; p < pairs; p++) {
+      const key = pairKeys[p] as number;
+      perKey[key] = (perKey[key] as number) - 1;
+    }
+    pairs = before;
+    // Keys only it held are untouched again (a later file touching one lists it anew).
+    let kept = 0;
+    for (const key of touched) if ((perKey[key] as number) > 0) touched[kept++] = key;
+    touched.length = kept;
+    unitOffsets.length = unit + 1;
+    unitLines.length = unit + 1;
+    fileUnits[file + 1] = unit + 1;
+    flags[file] = UNINDEXED;
+  };
   pairs = 0;
   let textBytes = 0;
   let count = 0;
+  // Blocks of the largest file indexed: a segment keeps room for them.
+  const fileUnitsAtMost = Math.ceil(job.maxFileBytes / BLOCK_BYTES) + 1;
   while (
     count < limit &&
     (count === 0 || (textBytes < job.maxSegmentBytes && pairs < MAX_RUN_PAIRS)) &&
-    unitOffsets.length < MAX_UNITS - MAX_FILE_UNITS
+    unitOffsets.length < MAX_UNITS - fileUnitsAtMost
   ) {
     const file = count++;
     const unit = unitOffsets.length;
@@ -208,9 +235,11 @@ export function buildSegment(job: BuildJob): SegmentData {
     // that can match; not one with a NUL past the probe (binary once it matches: read whole).
     const nul = length > BINARY_PROBE ? bytes.subarray(0, length).indexOf(0, BINARY_PROBE) : -1;
     let fileFlags = nul === -1 ? 0 : HAS_NUL;
+    const before = pairs;
     if (length <= SPLIT_AT || nul !== -1) {
       if (indexUnit(bytes, 0, length, unit, touched)) fileFlags |= NON_ASCII;
       flags[file] = fileFlags;
+      if (pairs > MAX_PAIRS) takeBack(file, unit, before);
       continue;
     }
     let from = 0;
@@ -220,6 +249,7 @@ export function buildSegment(job: BuildJob): SegmentData {
       const newline = from + BLOCK_BYTES >= length ? -1 : bytes.indexOf(0x0a, from + BLOCK_BYTES);
       const to = newline === -1 || newline + 1 >= length ? length : newline + 1;
       if (indexUnit(bytes, from, to, u, touched)) nonAscii = true;
+      if (pairs > MAX_PAIRS) break;
       if (to >= length) break;
       for (let i = from; i < to; i++) if (bytes[i] === 0x0a) line++;
       from = to;
@@ -228,44 +258,78 @@ export function buildSegment(job: BuildJob): SegmentData {
       fileUnits[file + 1] = u + 2;
     }
     flags[file] = nonAscii ? NON_ASCII : 0;
+    if (pairs > MAX_PAIRS) takeBack(file, unit, before);
   }
   const units = unitOffsets.length;
-  const isDense = (key: number) => (perKey[key] as number) > units / 16;
-  // Upper-case keys are kept only beside a folded key that is a bitmap (see `upperKey`).
-  const kept = touched.filter((key) => (key & 1) === 0 || isDense(key & ~1));
-  for (const key of touched) if ((key & 1) === 1 && !isDense(key & ~1)) perKey[key] = DROPPED;
-  const keys = Uint32Array.from(kept).sort();
   const words = Math.ceil(units / 16);
-  const starts = new Uint32Array(keys.length + 1);
-  const maskStarts = new Uint32Array(keys.length + 1);
-  const dense = new Uint8Array(keys.length);
+  const isCommon = (key: number) => (perKey[key] as number) > units / 16;
+  // Upper-case keys are kept only beside a folded key that is a bitmap (see `upperKey`), and
+  // are never bitmaps themselves: their follow bits are what tell `ERR_SYS` from the `ERR_PTR`
+  // of every other file.
+  const listed: number[] = [];
+  const common: number[] = [];
+  for (const key of touched) {
+    if ((key & 1) === 1) {
+      if (isCommon(key & ~1)) listed.push(key);
+      else perKey[key] = DROPPED;
+    } else if (isCommon(key)) common.push(key);
+    else listed.push(key);
+  }
+  const keys = Uint32Array.from(listed).sort();
+  const denseKeys = Uint32Array.from(common).sort();
+  const bitmaps = new Uint16Array(denseKeys.length * words);
+  // From here on, a key's position: among `keys` (below DENSE), or DENSE + among `denseKeys`.
+  for (let k = 0; k < denseKeys.length; k++) perKey[denseKeys[k] as number] = DENSE + k;
+  // The lists' lengths are known only once encoded: each key's postings are gathered first.
+  const counts = new Uint32Array(keys.length + 1);
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k] as number;
-    const holders = perKey[key] as number;
-    const bitmap = holders > units / 16;
-    dense[k] = bitmap ? 1 : 0;
-    starts[k + 1] = (starts[k] as number) + (bitmap ? words : holders);
-    maskStarts[k + 1] = (maskStarts[k] as number) + (bitmap ? 0 : holders);
-    // From here on, the key's position among the keys.
+    counts[k + 1] = (counts[k] as number) + (perKey[key] as number);
     perKey[key] = k;
   }
-  const data = new Uint16Array(starts[keys.length] as number);
-  const masks = new Uint8Array(maskStarts[keys.length] as number);
-  // Next free word of each sorted list (pairs come in file order, so lists come out sorted).
-  const cursor = starts.slice(0, keys.length);
+  const order = new Uint32Array(counts[keys.length] as number);
+  const cursor = counts.slice(0, keys.length);
   for (let p = 0; p < pairs; p++) {
     const k = perKey[pairKeys[p] as number] as number;
     if (k === DROPPED) continue;
-    const file = pairFiles[p] as number;
-    if (dense[k]) {
-      const word = (starts[k] as number) + (file >>> 4);
-      data[word] = (data[word] as number) | (1 << (file & 15));
+    const unit = pairFiles[p] as number;
+    if (k >= DENSE) {
+      const word = (k - DENSE) * words + (unit >>> 4);
+      bitmaps[word] = (bitmaps[word] as number) | (1 << (unit & 15));
     } else {
-      const at = cursor[k] as number;
-      data[at] = file;
-      masks[(maskStarts[k] as number) + at - (starts[k] as number)] = pairMasks[p] as number;
-      cursor[k] = at + 1;
+      // Pairs come in unit order, so each key's postings come out sorted.
+      order[cursor[k] as number] = p;
+      cursor[k] = (cursor[k] as number) + 1;
     }
+  }
+  let size = 0;
+  for (let k = 0; k < keys.length; k++) {
+    let previous = -1;
+    for (let i = counts[k] as number; i < (counts[k + 1] as number); i++) {
+      const unit = pairFiles[order[i] as number] as number;
+      const gap = unit - previous;
+      previous = unit;
+      size += (gap < 0x80 ? 1 : gap < 0x4000 ? 2 : 3) + 1;
+    }
+  }
+  const lists = new Uint8Array(size);
+  const starts = new Uint32Array(keys.length + 1);
+  let at = 0;
+  for (let k = 0; k < keys.length; k++) {
+    let previous = -1;
+    for (let i = counts[k] as number; i < (counts[k + 1] as number); i++) {
+      const p = order[i] as number;
+      const unit = pairFiles[p] as number;
+      let gap = unit - previous;
+      previous = unit;
+      while (gap >= 0x80) {
+        lists[at++] = (gap & 0x7f) | 0x80;
+        gap >>>= 7;
+      }
+      lists[at++] = gap;
+      lists[at++] = pairMasks[p] as number;
+    }
+    starts[k + 1] = at;
   }
   for (const key of touched) perKey[key] = 0;
   if (scratch.length > 1 << 20) scratch = Buffer.allocUnsafe(1 << 20);
@@ -279,10 +343,9 @@ export function buildSegment(job: BuildJob): SegmentData {
     count,
     keys,
     starts,
-    dense,
-    data,
-    maskStarts,
-    masks,
+    lists,
+    denseKeys,
+    bitmaps,
     flags: flags.slice(0, count),
     sizes: sizes.slice(0, count),
     units,
@@ -300,10 +363,9 @@ if (parentPort) {
     port.postMessage(segment, [
       segment.keys.buffer,
       segment.starts.buffer,
-      segment.dense.buffer,
-      segment.data.buffer,
-      segment.maskStarts.buffer,
-      segment.masks.buffer,
+      segment.lists.buffer,
+      segment.denseKeys.buffer,
+      segment.bitmaps.buffer,
       segment.flags.buffer,
       segment.sizes.buffer,
       segment.fileUnits.buffer,

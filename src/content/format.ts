@@ -38,17 +38,21 @@ export interface SegmentData {
   /** Per unit: its first byte in the file, and that byte's line number (1-based). */
   readonly unitOffsets: Float64Array;
   readonly unitLines: Float64Array;
-  /** Keys present, ascending. */
+  /** Keys whose units are few, ascending: each has a list in `lists`. */
   readonly keys: Uint32Array;
-  /** keys.length + 1 offsets into `data`, in 16-bit words. */
+  /** keys.length + 1 byte offsets into `lists`. */
   readonly starts: Uint32Array;
-  /** Per key: 1 when its posting is a bitmap of ceil(units / 16) words, 0 for a sorted list. */
-  readonly dense: Uint8Array;
-  readonly data: Uint16Array;
-  /** keys.length + 1 offsets into `masks`: sparse keys have one follow mask per posting. */
-  readonly maskStarts: Uint32Array;
-  /** Per posting of a sparse key: the follow bits of the bytes after the trigram in the file. */
-  readonly masks: Uint8Array;
+  /**
+   * Per key of `keys`, its units in ascending order, each as the gap from the one before (the
+   * first from -1) in 7-bit groups, low first, the high bit set on all but the last; then one
+   * byte of follow bits: the bytes after the trigram in the unit. Gaps are mostly under 128: a
+   * posting takes two bytes where a 16-bit unit and its mask took three.
+   */
+  readonly lists: Uint8Array;
+  /** Keys held by more than one unit in 16, ascending: each a bitmap, without follow bits. */
+  readonly denseKeys: Uint32Array;
+  /** The bitmaps of `denseKeys`, ceil(units / 16) words each, in their order. */
+  readonly bitmaps: Uint16Array;
   readonly flags: Uint8Array;
   /** Bytes of each file when read. */
   readonly sizes: Float64Array;

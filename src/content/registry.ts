@@ -23,7 +23,10 @@ export interface ContentIndexPolicy {
   readonly enabled: boolean;
   /** Most bytes all indexes hold together (postings and per-file state). FS_INDEX_MAX_BYTES. */
   readonly maxBytes: number;
-  /** Larger files are not indexed (grep reads them). FS_INDEX_MAX_FILE_BYTES. */
+  /**
+   * Larger files are not indexed (grep reads them). FS_INDEX_MAX_FILE_BYTES; at most 256 MiB
+   * (a segment's 16-bit unit numbers must leave room for the blocks of the largest).
+   */
   readonly maxFileBytes: number;
 }
 
@@ -48,7 +51,12 @@ const RUN_FILES = 4096;
 const IDLE_MS = 10_000;
 const RUN_TEXT_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
-const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
+/**
+ * Above grep's own default bound (16 MiB), so that a grep told to search large files (rg has no
+ * bound; the Linux tree has a 24 MB register header) finds them indexed in blocks too.
+ */
+const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+const MAX_FILE_BYTES_AT_MOST = 256 * 1024 * 1024;
 
 function fromEnv(): ContentIndexPolicy {
   return {
@@ -192,7 +200,7 @@ export class ContentIndexes {
       id: ++this.#jobs,
       root: index.root,
       paths: paths.join("\0"),
-      maxFileBytes: this.#policy.maxFileBytes,
+      maxFileBytes: Math.min(this.#policy.maxFileBytes, MAX_FILE_BYTES_AT_MOST),
       maxSegmentBytes: RUN_TEXT_BYTES,
     };
     this.#queue.push({ index, job, paths, run: index.begin() });

@@ -36,6 +36,12 @@ export interface Consulted {
    * consulted, [offset, end, first line] of each stretch that can match, flat.
    */
   readonly blocks: Map<number, number[]>;
+  /**
+   * For an alternation of literals (`or` of `literal`s, at most 31): by index into the paths
+   * consulted, which of them (bit i for the i-th) the file can hold, for files to read that
+   * cannot hold them all. The search then looks only for those.
+   */
+  readonly branches: Map<number, number>;
 }
 
 /** Estimated heap per indexed file beyond the segment's arrays: its map slot and path slot. */
@@ -47,10 +53,9 @@ export function segmentBytes(data: SegmentData): number {
   return (
     data.keys.byteLength +
     data.starts.byteLength +
-    data.dense.byteLength +
-    data.data.byteLength +
-    data.maskStarts.byteLength +
-    data.masks.byteLength +
+    data.lists.byteLength +
+    data.denseKeys.byteLength +
+    data.bitmaps.byteLength +
     data.flags.byteLength * 2 +
     data.sizes.byteLength +
     data.fileUnits.byteLength +
@@ -58,6 +63,18 @@ export function segmentBytes(data: SegmentData): number {
     data.unitLines.byteLength +
     data.count * INDEX_FILE_BYTES
   );
+}
+
+/** The position of `key` in ascending `keys`, or -1. */
+function find(keys: Uint32Array, key: number): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] as number) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return keys[lo] === key ? lo : -1;
 }
 
 /** First index in sorted `paths` not before `path` (listing order). */
@@ -117,51 +134,51 @@ export class Segment {
   }
 
   /**
-   * The files holding every key (16 per word), with its follow bits where the posting keeps
+   * The units holding every key (16 per word), with its follow bits where the posting keeps
    * them; undefined when one key is absent.
    */
   #withAll(keys: readonly LiteralKey[]): Uint16Array | undefined {
-    const { data } = this;
-    const words = Math.ceil(data.units / 16);
+    const words = Math.ceil(this.data.units / 16);
     let out: Uint16Array | undefined;
-    for (const { key, follow, capitals } of keys) {
-      let lo = this.#find(key);
-      if (lo === -1) return undefined;
-      // A common trigram asked for in capitals: its upper-case key, present beside every
-      // folded bitmap whose trigram some unit has in capitals.
-      if (capitals && data.dense[lo]) {
-        lo = this.#find(key | 1);
-        if (lo === -1) return undefined;
-      }
-      const from = data.starts[lo] as number;
-      const to = data.starts[lo + 1] as number;
-      const these = new Uint16Array(words);
-      if (data.dense[lo]) these.set(data.data.subarray(from, to));
-      else {
-        const masks = (data.maskStarts[lo] as number) - from;
-        for (let i = from; i < to; i++) {
-          if (((data.masks[masks + i] as number) & follow) !== follow) continue;
-          const file = data.data[i] as number;
-          these[file >>> 4] = (these[file >>> 4] as number) | (1 << (file & 15));
-        }
-      }
+    for (const literalKey of keys) {
+      const these = this.#holding(literalKey, words);
+      if (!these) return undefined;
       if (!out) out = these;
       else for (let w = 0; w < words; w++) out[w] = (out[w] as number) & (these[w] as number);
     }
     return out;
   }
 
-  /** The position of `key` among the segment's keys, or -1. */
-  #find(key: number): number {
-    const keys = this.data.keys;
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((keys[mid] as number) < key) lo = mid + 1;
-      else hi = mid;
+  /** The units holding one key with its follow bits, or undefined when none does. */
+  #holding({ key, follow, capitals }: LiteralKey, words: number): Uint16Array | undefined {
+    const { data } = this;
+    const common = find(data.denseKeys, key);
+    if (common !== -1 && !capitals) {
+      return data.bitmaps.slice(common * words, (common + 1) * words);
     }
-    return keys[lo] === key ? lo : -1;
+    // A common trigram asked for in capitals: its upper-case key, kept beside every folded
+    // bitmap whose trigram some unit has in capitals.
+    const k = find(data.keys, common === -1 ? key : key | 1);
+    if (k === -1) return undefined;
+    const these = new Uint16Array(words);
+    const { lists } = data;
+    const end = data.starts[k + 1] as number;
+    let unit = -1;
+    for (let at = data.starts[k] as number; at < end; ) {
+      let gap = 0;
+      let shift = 0;
+      let byte: number;
+      do {
+        byte = lists[at++] as number;
+        gap |= (byte & 0x7f) << shift;
+        shift += 7;
+      } while (byte & 0x80);
+      unit += gap;
+      const mask = lists[at++] as number;
+      if ((mask & follow) !== follow) continue;
+      these[unit >>> 4] = (these[unit >>> 4] as number) | (1 << (unit & 15));
+    }
+    return these;
   }
 
   /**
@@ -209,6 +226,33 @@ interface View {
   readonly layout: number;
   readonly segments: readonly (Segment | undefined)[];
   readonly locals: Int32Array;
+}
+
+/** The units any of `parts` holds. */
+function union(parts: readonly (Uint16Array | true)[], words: number): Uint16Array | true {
+  const out = new Uint16Array(words);
+  for (const part of parts) {
+    if (part === true) return true;
+    for (let w = 0; w < words; w++) out[w] = (out[w] as number) | (part[w] as number);
+  }
+  return out;
+}
+
+/** Which of `parts` (bit i for the i-th) hold one of the units from `first` to `end`. */
+function branchesIn(parts: readonly (Uint16Array | true)[], first: number, end: number): number {
+  let mask = 0;
+  parts.forEach((part, b) => {
+    if (part === true) mask |= 1 << b;
+    else {
+      for (let unit = first; unit < end; unit++) {
+        if (((part[unit >>> 4] as number) >>> (unit & 15)) & 1) {
+          mask |= 1 << b;
+          break;
+        }
+      }
+    }
+  });
+  return mask;
 }
 
 /** A run of files being indexed: changes heard meanwhile apply to its segment when it lands. */
@@ -419,6 +463,15 @@ export class ContentIndex implements TreeObserver {
   ): Consulted {
     const read: number[] = [];
     const blocks = new Map<number, number[]>();
+    const branches = new Map<number, number>();
+    const alternatives =
+      query.kind === "or" &&
+      query.of.length <= 31 &&
+      query.of.every((part) => part.kind === "literal")
+        ? query.of
+        : undefined;
+    /** Per segment, with `alternatives`: each one's units. */
+    const perBranch = new Map<number, (Uint16Array | true)[]>();
     const binary: number[] = [];
     let ruledOut = 0;
     const evaluated = new Map<number, Uint16Array | true>();
@@ -446,7 +499,11 @@ export class ContentIndex implements TreeObserver {
       }
       let these = evaluated.get(segment.id);
       if (these === undefined) {
-        these = segment.evaluate(query, options.exactCase);
+        if (alternatives) {
+          const parts = alternatives.map((part) => segment.evaluate(part, options.exactCase));
+          perBranch.set(segment.id, parts);
+          these = union(parts, Math.ceil(data.units / 16));
+        } else these = segment.evaluate(query, options.exactCase);
         evaluated.set(segment.id, these);
       }
       if (these === true) {
@@ -479,9 +536,14 @@ export class ContentIndex implements TreeObserver {
       else {
         read.push(i);
         if (!all && options.blocks) blocks.set(i, stretches);
+        const parts = perBranch.get(segment.id);
+        if (parts) {
+          const mask = branchesIn(parts, first, end);
+          if (mask !== 2 ** parts.length - 1) branches.set(i, mask);
+        }
       }
     }
-    return { read, binary, ruledOut, blocks };
+    return { read, binary, ruledOut, blocks, branches };
   }
 
   /**

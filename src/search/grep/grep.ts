@@ -411,6 +411,7 @@ async function runSearch(
   consume: (index: number, outcome: WorkerOutcome | undefined) => boolean,
   budget: { fileTimeoutMs: number; timeoutMs: number; signal: AbortSignal | undefined },
   stretches: ReadonlyMap<number, readonly number[]>,
+  branches: ReadonlyMap<number, number>,
 ): Promise<Collected> {
   const collected: Collected = { timedOut: [], partial: false };
   const { files } = feed;
@@ -454,12 +455,13 @@ async function runSearch(
     if (consumed >= files.length && feed.complete) stop();
   };
 
-  const stretchesOf = (from: number, end: number) => {
-    if (stretches.size === 0) return undefined;
-    const out: Record<number, readonly number[]> = {};
+  /** The entries of `map` for files `from` to `end`, as a record (it crosses to a worker). */
+  const within = <T>(map: ReadonlyMap<number, T>, from: number, end: number) => {
+    if (map.size === 0) return undefined;
+    const out: Record<number, T> = {};
     for (let i = from; i < end; i++) {
-      const these = stretches.get(i);
-      if (these) out[i] = these;
+      const these = map.get(i);
+      if (these !== undefined) out[i] = these;
     }
     return out;
   };
@@ -535,7 +537,8 @@ async function runSearch(
         start: range.from,
         files: files.slice(range.from, range.end).join("\0"),
         skip,
-        stretches: stretchesOf(range.from, range.end),
+        stretches: within(stretches, range.from, range.end),
+        branches: within(branches, range.from, range.end),
       } satisfies WorkerRange);
     });
 
@@ -686,6 +689,8 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   /** Files the index knows to be binary, by index in `candidates`, ascending. */
   let knownBinary: number[] = [];
   const stretches = new Map<number, readonly number[]>();
+  /** Which alternatives each file searched can hold, by index in `toSearch` (the index says). */
+  const branches = new Map<number, number>();
   /** A search started while the walk lists the files it goes through. */
   let running: Promise<Collected> | undefined;
   let feed: FileFeed | undefined;
@@ -830,6 +835,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
           consume,
           { fileTimeoutMs, timeoutMs, signal: streamStop.signal },
           stretches,
+          branches,
         );
         // Awaited once the listing is complete; a failure meanwhile must not go unhandled.
         running.catch(() => undefined);
@@ -900,6 +906,8 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     consulted.read.forEach((i, at) => {
       const these = consulted.blocks.get(i);
       if (these) stretches.set(at, these);
+      const mask = consulted.branches.get(i);
+      if (mask !== undefined) branches.set(at, mask);
     });
     knownBinary = consulted.binary;
   }
@@ -921,6 +929,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
       consume,
       { fileTimeoutMs, timeoutMs, signal: options.signal },
       stretches,
+      branches,
     );
   }
   // Searched to the end: every known binary file was reached.

@@ -75,6 +75,11 @@ export interface WorkerRange {
    * stretch of whole lines that can match, flat (the content index's blocks of a large file).
    */
   readonly stretches: Readonly<Record<number, readonly number[]>> | undefined;
+  /**
+   * For an alternation of literals: by index in the search, which of them (bit i for the i-th
+   * of the plan's `or`) a file can hold, where the content index ruled some out.
+   */
+  readonly branches: Readonly<Record<number, number>> | undefined;
 }
 
 export type WorkerOutcome =
@@ -167,8 +172,9 @@ function searchStretches(
   fd: number,
   stretches: readonly number[],
   serving: Prepared,
+  engine: EngineSettings,
 ): WorkerOutcome {
-  const { engine, settings } = serving;
+  const { settings } = serving;
   const limit = settings.mode === "files_with_matches" ? 1 : settings.maxCount;
   const lines: LineRecord[] = [];
   let matches = 0;
@@ -209,8 +215,10 @@ function searchFile(
   serving: Prepared,
   current: Int32Array,
   stretches: readonly number[] | undefined,
+  branches: number | undefined,
 ): WorkerOutcome {
   const { settings } = serving;
+  const engine = branches === undefined ? serving.engine : engineFor(serving, branches);
   let fd: number;
   try {
     // A listed file was a file when the walk passed: a link there now is not followed. And a
@@ -224,10 +232,10 @@ function searchFile(
   try {
     let outcome: WorkerOutcome;
     try {
-      if (stretches) outcome = searchStretches(fd, stretches, serving);
+      if (stretches) outcome = searchStretches(fd, stretches, serving, engine);
       else {
         const file = read(fd, settings.maxFileSize);
-        outcome = Buffer.isBuffer(file) ? searchBuffer(file, serving.engine) : file;
+        outcome = Buffer.isBuffer(file) ? searchBuffer(file, engine) : file;
       }
     } catch (error) {
       outcome = { kind: "failed", message: error instanceof Error ? error.message : String(error) };
@@ -255,23 +263,51 @@ interface Prepared {
   readonly engine: EngineSettings;
   /** The root with a trailing slash: every file searched is under it. */
   readonly prefix: string;
+  /** For an alternation of literals: a finder for each, in the plan's order. */
+  readonly alternatives: readonly Finder[] | undefined;
+  /** Engines looking for some of the alternatives only, by which (a bit each). */
+  readonly narrowed: Map<number, EngineSettings>;
+}
+
+/**
+ * The engine for a file the content index says can hold only some of an alternation's
+ * literals: its finder looks for those alone (`-i` with four literals is up to 32 passes over
+ * a file; one literal's candidates need at most 8). The regex still decides every line.
+ */
+function engineFor(serving: Prepared, branches: number): EngineSettings {
+  const { alternatives } = serving;
+  if (!alternatives) return serving.engine;
+  let engine = serving.narrowed.get(branches);
+  if (!engine) {
+    const finders = alternatives.filter((_, b) => (branches >>> b) & 1);
+    engine = { ...serving.engine, finder: finders.length === 1 ? finders[0] : anyFinder(finders) };
+    serving.narrowed.set(branches, engine);
+  }
+  return engine;
 }
 
 let prepared: Prepared | undefined;
 
 /**
  * What finds the candidate lines: the literal every match contains; else, for an alternation
- * of literals, any of them; else nothing (the plan's line prefilter, if any, or every line).
+ * of literals, any of them (and a finder for each); else nothing (the plan's line prefilter, if
+ * any, or every line).
  */
-function finderFor(settings: WorkerSettings, plan: RegexPlan | undefined): Finder | undefined {
+function findersFor(
+  settings: WorkerSettings,
+  plan: RegexPlan | undefined,
+): { finder: Finder | undefined; alternatives: readonly Finder[] | undefined } {
   const finderOf = (literal: string) =>
     settings.ignoreCase ? foldedFinder(literal) : exactFinder(Buffer.from(literal, "utf8"));
-  if (settings.literal !== undefined) return finderOf(settings.literal);
+  if (settings.literal !== undefined) {
+    return { finder: finderOf(settings.literal), alternatives: undefined };
+  }
   const query = plan?.query;
   if (query?.kind === "or" && query.of.every((item) => item.kind === "literal")) {
-    return anyFinder(query.of.map((item) => finderOf((item as { text: string }).text)));
+    const alternatives = query.of.map((item) => finderOf((item as { text: string }).text));
+    return { finder: anyFinder(alternatives), alternatives };
   }
-  return undefined;
+  return { finder: undefined, alternatives: undefined };
 }
 
 function prepare(search: number, settings: WorkerSettings): Prepared {
@@ -284,11 +320,13 @@ function prepare(search: number, settings: WorkerSettings): Prepared {
           multiline: false,
         })
       : undefined;
-  const finder = finderFor(settings, plan);
+  const { finder, alternatives } = findersFor(settings, plan);
   return {
     search,
     settings,
     prefix: rootPrefix(settings.root),
+    alternatives,
+    narrowed: new Map(),
     engine: {
       regex: new RegExp(settings.source, settings.flags),
       finder,
@@ -338,6 +376,7 @@ function search(range: WorkerRange, port: MessagePort, current: Int32Array): voi
       serving,
       current,
       range.stretches?.[i],
+      range.branches?.[i],
     );
     if (outcome.kind !== "none") results.push([i, outcome]);
   }
