@@ -455,6 +455,18 @@ describe.skipIf(!hasRg)("freshfs grep against rg", () => {
 });
 
 describe("freshfs grep", () => {
+  it("searches when Node runs with flags a worker thread cannot be given (heap sizes, --expose-gc)", async () => {
+    const root = await tempTree({ "a.txt": "needle here\n", "b.txt": "nothing\n" });
+    const run = spawnSync(
+      process.execPath,
+      ["--max-old-space-size=512", "--max-semi-space-size=1", "--expose-gc", BIN, "grep", "needle"],
+      { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 },
+    );
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(lines(run.stdout)).toEqual(["a.txt:1:needle here"]);
+  });
+
   it("skips a 2 GiB sparse file, naming it on stderr, and exits as rg would for the rest", async () => {
     const dir = await tempTree({ "a.txt": "hello\n", "big.txt": "hello\n" });
     // Apparent size only: the file takes no disk, but reading it would take 2 GiB of memory.

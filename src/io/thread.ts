@@ -11,10 +11,21 @@ import { Worker, type WorkerOptions } from "node:worker_threads";
  */
 export function startModuleWorker(base: string, name: string, options: WorkerOptions): Worker {
   if (!base.endsWith(".ts")) {
-    // The parent's flags, less `--input-type` (a host started with `node --input-type=module -e`),
-    // which a worker refuses to start with.
+    const url = new URL(`./${name}.js`, base);
+    // A worker inherits the parent's flags, save `--input-type` (a host started with
+    // `node --input-type=module -e`), which it refuses: then it is given the rest. Given
+    // explicitly, flags that only a process can take (`--max-old-space-size`, `--expose-gc`)
+    // are refused too, and inherited they are not: so only then, and without those if need be.
+    if (!process.execArgv.some((flag) => flag.startsWith("--input-type"))) {
+      return new Worker(url, options);
+    }
     const execArgv = process.execArgv.filter((flag) => !flag.startsWith("--input-type"));
-    return new Worker(new URL(`./${name}.js`, base), { execArgv, ...options });
+    try {
+      return new Worker(url, { execArgv, ...options });
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw error;
+      return new Worker(url, { execArgv: [], ...options });
+    }
   }
   // tsx's loader does not carry over into worker threads by itself, so a bootstrap registers it.
   const tsx = import.meta.resolve("tsx/esm/api");
