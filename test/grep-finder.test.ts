@@ -41,6 +41,19 @@ describe("foldedFinder", () => {
     );
   });
 
+  it("gives up on a rare byte that turns out common, and finds the rest with its window", () => {
+    // Every letter of the literal recurs in near misses: the rare-byte search gives up early.
+    for (const text of [
+      Buffer.from(`${"zQz ".repeat(100)}zqZx ${"qZ".repeat(70)}ZQZX zqzx`),
+      Buffer.from(`${"x".repeat(300)}ZQZX${"zqz".repeat(30)}`),
+    ]) {
+      expect(found(foldedFinder("zqzx"), text)).toEqual(foldedOccurrences(text, "zqzx"));
+    }
+    expect(found(foldedFinder("zqzx"), Buffer.from(`${"zQz ".repeat(100)}zqZx`))).toEqual([400]);
+    // Its seventeenth miss (on `z`, its rarest byte) right before the literal.
+    expect(found(foldedFinder("zqzx"), Buffer.from(`${"zQz ".repeat(8)}zzqzx`))).toEqual([33]);
+  });
+
   it("starts over on another buffer, and when asked to search from an earlier place", () => {
     const finder = foldedFinder("abc");
     expect(finder.find(Buffer.from("xxABC"), 0)).toBe(2);
@@ -50,8 +63,49 @@ describe("foldedFinder", () => {
     expect(finder.find(same, 0)).toBe(0);
   });
 
-  it("exactFinder is Buffer.indexOf", () => {
-    expect(exactFinder(Buffer.from("b")).find(Buffer.from("abab"), 2)).toBe(3);
+});
+
+describe("exactFinder", () => {
+  /** Every occurrence from `from` on, as Buffer.indexOf finds them. */
+  const occurrences = (text: Buffer, literal: Buffer, from: number): number[] => {
+    const out: number[] = [];
+    for (let at = text.indexOf(literal, from); at !== -1; at = text.indexOf(literal, at + 1)) {
+      out.push(at);
+    }
+    return out;
+  };
+  const foundFrom = (literal: Buffer, text: Buffer, from: number): number[] => {
+    const finder = exactFinder(literal);
+    const out: number[] = [];
+    for (let at = finder.find(text, from); at !== -1; at = finder.find(text, at + 1)) out.push(at);
+    return out;
+  };
+
+  it("finds every place Buffer.indexOf finds, from any start (its rare byte common or not)", () => {
+    // A small alphabet: the literal's rarest byte recurs everywhere, near misses abound, and
+    // long texts make the finder give up on its rare byte and search for the literal whole.
+    const char = fc.constantFrom(..."abU_\n\u00e9".split(""));
+    fc.assert(
+      fc.property(
+        fc.array(char, { minLength: 1, maxLength: 6 }).map((c) => Buffer.from(c.join(""))),
+        fc.array(char, { maxLength: 3000 }).map((c) => Buffer.from(c.join(""))),
+        fc.nat(3000),
+        (literal, text, start) => {
+          const from = Math.min(start, text.length);
+          expect(foundFrom(literal, text, from)).toEqual(occurrences(text, literal, from));
+        },
+      ),
+      { numRuns: 3000, seed: 15 },
+    );
+  });
+
+  it("finds a literal by its rarest byte, and the literal ending the text", () => {
+    const text = Buffer.from(`${"UUUU_".repeat(500)}PM_RESUME`);
+    expect(foundFrom(Buffer.from("PM_RESUME"), text, 0)).toEqual([2500]);
+    expect(foundFrom(Buffer.from("b"), Buffer.from("abab"), 2)).toEqual([3]);
+    // Sixteen misses on `U`, then a seventeenth right before the literal: the search goes on
+    // for the whole literal from the byte after that miss.
+    expect(foundFrom(Buffer.from("Ub"), Buffer.from(`${"Ux".repeat(16)}UUb`), 0)).toEqual([33]);
   });
 });
 
