@@ -894,6 +894,89 @@ const CASES: readonly Case[] = [
     expected: true,
     ignoreCase: true,
   },
+  // Literal paths (looked up by path), name globs with a literal head, and one-segment path
+  // globs (never matched past a slash): the shortcuts the compiler takes for them.
+  {
+    name: "literal path with a trailing slash does not match a file of that path",
+    gitignore: "/build/\nkeep\n",
+    path: "build",
+    expected: false,
+  },
+  {
+    name: "literal path with a trailing slash matches the directory",
+    gitignore: "/build/\n",
+    path: "build",
+    isDir: true,
+    expected: true,
+  },
+  {
+    name: "a later literal path rule overrides an earlier name rule",
+    gitignore: "out\n!/docs/out\n",
+    path: "docs/out",
+    expected: false,
+  },
+  {
+    name: "a later name rule overrides an earlier literal path rule",
+    gitignore: "!/docs/out\nout\n",
+    path: "docs/out",
+    expected: true,
+  },
+  {
+    name: "literal path rules fold case with core.ignorecase",
+    gitignore: "/Docs/Out.txt\n",
+    path: "docs/OUT.txt",
+    ignoreCase: true,
+    expected: true,
+  },
+  {
+    name: "name glob with a literal head matches a name that starts with it",
+    gitignore: "cscope.*\n",
+    path: "a/cscope.out",
+    expected: true,
+  },
+  {
+    name: "name glob with a literal head does not match a name with more before it",
+    gitignore: "cscope.*\n",
+    path: "a/ncscope.out",
+    expected: false,
+  },
+  {
+    name: "name glob's literal head folds case with core.ignorecase",
+    gitignore: "CScope.*\n",
+    path: "a/cscope.out",
+    ignoreCase: true,
+    expected: true,
+  },
+  {
+    name: "anchored one-segment glob matches at its own level",
+    gitignore: "/*.spec\n",
+    path: "kernel.spec",
+    expected: true,
+  },
+  {
+    name: "anchored one-segment glob does not match deeper down",
+    gitignore: "/*.spec\n",
+    path: "a/kernel.spec",
+    expected: false,
+  },
+  {
+    name: "anchored glob with a bracket does not match across a slash",
+    gitignore: "/a[/]b\n",
+    path: "a/b",
+    expected: false,
+  },
+  {
+    name: "path glob with a double star that is not a whole segment does not cross a slash",
+    gitignore: "/docs**.txt\n",
+    path: "docs/a/b.txt",
+    expected: false,
+  },
+  {
+    name: "path glob with a double-star segment matches deeper down",
+    gitignore: "/docs/**/b.txt\n",
+    path: "docs/a/c/b.txt",
+    expected: true,
+  },
 ];
 
 /** What decided a path: the verdict and the deciding line, as git reports it. */

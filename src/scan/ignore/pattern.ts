@@ -47,6 +47,16 @@ interface CompiledRule extends IgnoreRule {
   /** For the rest: the literal head (compared as a string, as git does), then the wildmatch part. */
   readonly head: string;
   readonly glob: string;
+  /**
+   * For basename globs: the literal text before their first special character (byte form;
+   * lower-cased ASCII when case-folding), which a matching name starts with.
+   */
+  readonly namePrefix: string;
+  /**
+   * For path globs: the glob has no `/` and no `**`, so it never matches a rest of the path
+   * with a `/` in it (with WM_PATHNAME, `*`, `?` and brackets never match one).
+   */
+  readonly oneSegment: boolean;
 }
 
 export interface CompileOptions {
@@ -110,6 +120,12 @@ export class IgnoreFile {
    * name instead of a test each (the Linux tree's root `.gitignore` has dozens).
    */
   readonly #extensions = new Map<string, CompiledRule[]>();
+  /**
+   * Literal path rules (`/vmlinux`, `Documentation/foo.txt`: a slash, no special character) by
+   * their path: a path matches only the rules that spell it, one lookup instead of a test each
+   * (the Linux tree's root `.gitignore` has dozens, asked of every one of its 83,000 entries).
+   */
+  readonly #paths = new Map<string, CompiledRule[]>();
   /** Some rule matches whole paths, not only basenames. */
   #needsPath = false;
 
@@ -133,6 +149,13 @@ export class IgnoreFile {
         const bucket = this.#extensions.get(suffix);
         if (bucket) bucket.push(rule);
         else this.#extensions.set(suffix, [rule]);
+        continue;
+      }
+      if (!rule.basenameOnly && rule.glob === "") {
+        const bucket = this.#paths.get(rule.head);
+        if (bucket) bucket.push(rule);
+        else this.#paths.set(rule.head, [rule]);
+        this.#needsPath = true;
         continue;
       }
       if (rule.literal === undefined) {
@@ -203,6 +226,7 @@ export class IgnoreFile {
         glob = special === -1 ? "" : body.slice(special);
         if (ignoreCase) head = asciiLower(head);
       }
+      const namePrefix = basenameOnly && special > 0 ? body.slice(0, special) : "";
       rules.push({
         source,
         line: n + 1,
@@ -215,6 +239,8 @@ export class IgnoreFile {
         suffix,
         head,
         glob,
+        namePrefix: ignoreCase ? asciiLower(namePrefix) : namePrefix,
+        oneSegment: !basenameOnly && !glob.includes("/") && !glob.includes("**"),
       });
     }
     return new IgnoreFile(source, rules, problems, ignoreCase);
@@ -256,9 +282,23 @@ export class IgnoreFile {
         }
       }
     }
-    const floor = best?.index ?? -1;
     let relative = "";
     if (this.#needsPath) relative = strip === 0 ? prefix + path : path.slice(strip);
+    const byPath =
+      this.#paths.size === 0
+        ? undefined
+        : this.#paths.get(this.#ignoreCase ? asciiLower(relative) : relative);
+    if (byPath) {
+      for (let i = byPath.length - 1; i >= 0; i--) {
+        const rule = byPath[i] as CompiledRule;
+        if (best && rule.index <= best.index) break;
+        if (!rule.dirOnly || isDir) {
+          best = rule;
+          break;
+        }
+      }
+    }
+    const floor = best?.index ?? -1;
     for (let i = this.#general.length - 1; i >= 0; i--) {
       const rule = this.#general[i] as CompiledRule;
       if (rule.index <= floor) break;
@@ -270,9 +310,18 @@ export class IgnoreFile {
 
   #test(rule: CompiledRule, name: string, relative: string): boolean {
     if (rule.suffix !== undefined) return name.endsWith(rule.suffix);
-    if (rule.basenameOnly) return wildmatch(rule.glob, name, this.#nameFlags);
+    if (rule.basenameOnly) {
+      const { namePrefix } = rule;
+      if (namePrefix !== "") {
+        if (name.length < namePrefix.length) return false;
+        const start = name.slice(0, namePrefix.length);
+        if ((this.#ignoreCase ? asciiLower(start) : start) !== namePrefix) return false;
+      }
+      return wildmatch(rule.glob, name, this.#nameFlags);
+    }
     const { head, glob } = rule;
     if (relative.length < head.length) return false;
+    if (rule.oneSegment && relative.indexOf("/", head.length) !== -1) return false;
     if (head !== "") {
       const start = relative.slice(0, head.length);
       if ((this.#ignoreCase ? asciiLower(start) : start) !== head) return false;
