@@ -641,6 +641,8 @@ interface RowResult {
   readonly unicodeOnly: { readonly more: number; readonly fewer: number } | undefined;
   readonly freshness: string | undefined;
   readonly filesSearched: number | undefined;
+  /** Files the last warm run read (the rest the content index ruled out). */
+  readonly warmFilesRead: number | undefined;
   /** The row could not be measured at all (a way failed to run): why. */
   readonly error: string | undefined;
 }
@@ -722,6 +724,7 @@ async function measure(
       unicodeOnly: r.unicodeOnly,
       freshness: r.freshness,
       filesSearched: r.filesSearched,
+      warmFilesRead: r.warmFilesRead,
       error: r.error,
     })),
   };
@@ -848,6 +851,7 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
       unicodeOnly: undefined,
       freshness: undefined,
       filesSearched: undefined,
+      warmFilesRead: undefined,
       error: message.split("\n")[0] ?? message,
     };
   }
@@ -908,6 +912,7 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
     unicodeOnly,
     freshness: last.warm?.freshness,
     filesSearched: last.cold?.filesSearched,
+    warmFilesRead: last.warm?.filesRead,
     error: undefined,
   };
 }
@@ -1019,6 +1024,12 @@ function report(results: readonly RowResult[], context: ReportContext): SuiteRes
       ? `Library warm: the live tree answered (\`freshness: "live"\`) after ${context.live.calls} calls in ${(context.live.ms / 1000).toFixed(1)} s, before any run was timed.`
       : `Library warm: the tree did not go live (\`freshness: "${context.live.freshness}"\`${context.live.unwatched ? `: ${context.live.unwatched}` : ""}), so the warm column is what a call answers instead.`,
   ];
+  const read = results.filter((r) => r.warmFilesRead !== undefined);
+  if (read.length > 0 && searched !== undefined) {
+    notes.push(
+      `Files the last warm run read (the content index ruled out the rest of the ${count(searched)}): ${read.map((r) => `\`${r.row.label}\` ${count(r.warmFilesRead as number)}`).join(", ")}.`,
+    );
+  }
   for (const result of results) {
     if (result.unicodeOnly && (result.unicodeOnly.more > 0 || result.unicodeOnly.fewer > 0)) {
       notes.push(
@@ -1144,6 +1155,14 @@ function reading(results: readonly RowResult[], context: ReportContext): string[
     `On the ${literal.length} rows with a literal: the CLI takes ${span(literal.map((r) => ratio(r.timing.cli, r.timing.rg)))} rg's time, Node's start included (target ≤ 1.3×); the library cold ${span(literal.map((r) => ratio(r.timing.cold, r.timing.rg)))} (target ≤ 1.0×).`,
     `Library warm: ${span(indexable.map((r) => ratio(r.timing.warm, r.timing.rg)))} rg's time on the literal, \`-i\`, \`-w\` and alternation rows (target: 10× faster, ≤ 0.10×); ${slower.length === 0 ? "faster than rg on every row" : `slower than rg on ${slower.map((r) => `\`${r.row.label}\``).join(", ")}`} (target: never slower).`,
   ];
+  const foldedShort = indexable.filter(
+    (r) => r.row.ignoreCase && (ratio(r.timing.warm, r.timing.rg) ?? 0) > 0.1,
+  );
+  if (foldedShort.length > 0) {
+    lines.push(
+      `Short of 10× with \`-i\` (${foldedShort.map((r) => `\`${r.row.label}\``).join(", ")}): ignoring case, only folded trigrams can select, and those of \`pm_resume\` or \`err_sys\` are common ones, kept as bitmaps without the follow bytes that narrow the rare ones, which together hold in many files (the files read, above), where the case-sensitive rows ask for the upper-case keys. Follow bytes for the common keys would take about half again the index's memory; the plan is positions for the common trigrams (as zoekt keeps) or sparse n-grams (as GitHub's code search does), within the budget.`,
+    );
+  }
   if (noLiteral) {
     const t = noLiteral.timing;
     lines.push(
