@@ -280,15 +280,12 @@ export function buildSegment(job: BuildJob): SegmentData {
   const bitmaps = new Uint16Array(denseKeys.length * words);
   // From here on, a key's position: among `keys` (below DENSE), or DENSE + among `denseKeys`.
   for (let k = 0; k < denseKeys.length; k++) perKey[denseKeys[k] as number] = DENSE + k;
-  // The lists' lengths are known only once encoded: each key's postings are gathered first.
-  const counts = new Uint32Array(keys.length + 1);
-  for (let k = 0; k < keys.length; k++) {
-    const key = keys[k] as number;
-    counts[k + 1] = (counts[k] as number) + (perKey[key] as number);
-    perKey[key] = k;
-  }
-  const order = new Uint32Array(counts[keys.length] as number);
-  const cursor = counts.slice(0, keys.length);
+  for (let k = 0; k < keys.length; k++) perKey[keys[k] as number] = k;
+  const gapBytes = (gap: number) => (gap < 0x80 ? 1 : gap < 0x4000 ? 2 : 3);
+  // Two passes over the pairs (which come in unit order, so each key's postings come out
+  // sorted): the first sizes each key's list, the second writes it. Per key, its last unit.
+  const previous = new Int32Array(keys.length).fill(-1);
+  const starts = new Uint32Array(keys.length + 1);
   for (let p = 0; p < pairs; p++) {
     const k = perKey[pairKeys[p] as number] as number;
     if (k === DROPPED) continue;
@@ -297,39 +294,30 @@ export function buildSegment(job: BuildJob): SegmentData {
       const word = (k - DENSE) * words + (unit >>> 4);
       bitmaps[word] = (bitmaps[word] as number) | (1 << (unit & 15));
     } else {
-      // Pairs come in unit order, so each key's postings come out sorted.
-      order[cursor[k] as number] = p;
-      cursor[k] = (cursor[k] as number) + 1;
+      starts[k + 1] = (starts[k + 1] as number) + gapBytes(unit - (previous[k] as number)) + 1;
+      previous[k] = unit;
     }
   }
-  let size = 0;
   for (let k = 0; k < keys.length; k++) {
-    let previous = -1;
-    for (let i = counts[k] as number; i < (counts[k + 1] as number); i++) {
-      const unit = pairFiles[order[i] as number] as number;
-      const gap = unit - previous;
-      previous = unit;
-      size += (gap < 0x80 ? 1 : gap < 0x4000 ? 2 : 3) + 1;
-    }
+    starts[k + 1] = (starts[k + 1] as number) + (starts[k] as number);
   }
-  const lists = new Uint8Array(size);
-  const starts = new Uint32Array(keys.length + 1);
-  let at = 0;
-  for (let k = 0; k < keys.length; k++) {
-    let previous = -1;
-    for (let i = counts[k] as number; i < (counts[k + 1] as number); i++) {
-      const p = order[i] as number;
-      const unit = pairFiles[p] as number;
-      let gap = unit - previous;
-      previous = unit;
-      while (gap >= 0x80) {
-        lists[at++] = (gap & 0x7f) | 0x80;
-        gap >>>= 7;
-      }
-      lists[at++] = gap;
-      lists[at++] = pairMasks[p] as number;
+  const lists = new Uint8Array(starts[keys.length] as number);
+  const cursor = starts.slice(0, keys.length);
+  previous.fill(-1);
+  for (let p = 0; p < pairs; p++) {
+    const k = perKey[pairKeys[p] as number] as number;
+    if (k >= DENSE) continue;
+    const unit = pairFiles[p] as number;
+    let gap = unit - (previous[k] as number);
+    previous[k] = unit;
+    let at = cursor[k] as number;
+    while (gap >= 0x80) {
+      lists[at++] = (gap & 0x7f) | 0x80;
+      gap >>>= 7;
     }
-    starts[k + 1] = at;
+    lists[at++] = gap;
+    lists[at++] = pairMasks[p] as number;
+    cursor[k] = at;
   }
   for (const key of touched) perKey[key] = 0;
   if (scratch.length > 1 << 20) scratch = Buffer.allocUnsafe(1 << 20);
