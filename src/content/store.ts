@@ -223,7 +223,6 @@ export class Segment {
 /** Paths consulted, and the entry of each: its segment (none: unindexed) and local number. */
 interface View {
   readonly paths: readonly string[];
-  readonly layout: number;
   readonly segments: readonly (Segment | undefined)[];
   readonly locals: Int32Array;
 }
@@ -279,12 +278,11 @@ export class ContentIndex implements TreeObserver {
   /** Bumped by `reset`: runs started before it land nowhere. */
   #generation = 0;
   #closed = false;
-  /** Bumped whenever a path's entry changes (not its staleness): a view older than it is void. */
-  #layout = 0;
   /**
    * The entries of the last paths consulted, by position: a warm grep of an unchanged tree asks
    * about the same 78,000 paths each time, and a lookup by position costs a fraction of one by
-   * name (a string hash and compare per path).
+   * name (a string hash and compare per path). Dropped whenever a path's entry changes (not its
+   * staleness, which is read from the segment), so it never holds a dropped segment either.
    */
   #view: View | undefined;
   /** Paths changed since the index last looked for files to index again. */
@@ -335,7 +333,7 @@ export class ContentIndex implements TreeObserver {
 
   reset(): void {
     this.#generation++;
-    this.#layout++;
+    this.#view = undefined;
     this.#segments.clear();
     this.#files.clear();
     this.#recent = [];
@@ -386,7 +384,7 @@ export class ContentIndex implements TreeObserver {
       if (before !== undefined) this.#entry(before)?.segment.markStale(before % SEGMENT_ID);
       this.#files.set(path, base + local);
     }
-    this.#layout++;
+    this.#view = undefined;
     this.#segments.set(segment.id, segment);
     this.textBytes += data.textBytes;
     this.#dropEmpty();
@@ -411,7 +409,7 @@ export class ContentIndex implements TreeObserver {
     for (const [id, segment] of this.#segments) {
       if (segment.live > 0) continue;
       this.#segments.delete(id);
-      this.#layout++;
+      this.#view = undefined;
       const base = id * SEGMENT_ID;
       for (let local = 0; local < segment.paths.length; local++) {
         const path = segment.paths[local] as string;
@@ -423,7 +421,7 @@ export class ContentIndex implements TreeObserver {
   /** Each path's entry (segment and local number), by position in `paths`. */
   #viewOf(paths: readonly string[]): View {
     const view = this.#view;
-    if (view && view.layout === this.#layout && view.paths.length === paths.length) {
+    if (view && view.paths.length === paths.length) {
       let same = true;
       for (let i = 0; i < paths.length && same; i++) same = view.paths[i] === paths[i];
       if (same) return view;
@@ -436,7 +434,7 @@ export class ContentIndex implements TreeObserver {
       segments[i] = entry?.segment;
       locals[i] = entry ? entry.local : 0;
     }
-    this.#view = { paths, layout: this.#layout, segments, locals };
+    this.#view = { paths, segments, locals };
     return this.#view;
   }
 
@@ -581,7 +579,7 @@ export class ContentIndex implements TreeObserver {
       if (files.has(path)) continue;
       this.#entry(ref)?.segment.markStale(ref % SEGMENT_ID);
       this.#files.delete(path);
-      this.#layout++;
+      this.#view = undefined;
     }
     this.#dropEmpty();
   }
