@@ -103,6 +103,24 @@ function trimTrailingSpaces(line: string): string {
   return lastSpace === -1 ? line : line.slice(0, lastSpace);
 }
 
+/**
+ * Of a bucket's rules (indices ascending), the last that applies to the entry (a directory-only
+ * rule only to a directory), if it comes after `best`; else `best`.
+ */
+function latest(
+  bucket: readonly CompiledRule[] | undefined,
+  isDir: boolean,
+  best: CompiledRule | undefined,
+): CompiledRule | undefined {
+  if (!bucket) return best;
+  for (let i = bucket.length - 1; i >= 0; i--) {
+    const rule = bucket[i] as CompiledRule;
+    if (best && rule.index <= best.index) break;
+    if (!rule.dirOnly || isDir) return rule;
+  }
+  return best;
+}
+
 export class IgnoreFile {
   readonly source: string;
   readonly rules: readonly IgnoreRule[];
@@ -259,44 +277,21 @@ export class IgnoreFile {
     prefix = "",
     strip = 0,
   ): IgnoreRule | undefined {
-    let best: CompiledRule | undefined;
-    const bucket = this.#literals.get(this.#ignoreCase ? asciiLower(name) : name);
-    if (bucket) {
-      for (let i = bucket.length - 1; i >= 0; i--) {
-        const rule = bucket[i] as CompiledRule;
-        if (!rule.dirOnly || isDir) {
-          best = rule;
-          break;
-        }
-      }
-    }
+    let best = latest(
+      this.#literals.get(this.#ignoreCase ? asciiLower(name) : name),
+      isDir,
+      undefined,
+    );
     const dot = this.#extensions.size > 0 ? name.lastIndexOf(".") : -1;
-    const byExtension = dot === -1 ? undefined : this.#extensions.get(name.slice(dot));
-    if (byExtension) {
-      for (let i = byExtension.length - 1; i >= 0; i--) {
-        const rule = byExtension[i] as CompiledRule;
-        if (best && rule.index <= best.index) break;
-        if (!rule.dirOnly || isDir) {
-          best = rule;
-          break;
-        }
-      }
-    }
+    if (dot !== -1) best = latest(this.#extensions.get(name.slice(dot)), isDir, best);
     let relative = "";
     if (this.#needsPath) relative = strip === 0 ? prefix + path : path.slice(strip);
-    const byPath =
-      this.#paths.size === 0
-        ? undefined
-        : this.#paths.get(this.#ignoreCase ? asciiLower(relative) : relative);
-    if (byPath) {
-      for (let i = byPath.length - 1; i >= 0; i--) {
-        const rule = byPath[i] as CompiledRule;
-        if (best && rule.index <= best.index) break;
-        if (!rule.dirOnly || isDir) {
-          best = rule;
-          break;
-        }
-      }
+    if (this.#paths.size > 0) {
+      best = latest(
+        this.#paths.get(this.#ignoreCase ? asciiLower(relative) : relative),
+        isDir,
+        best,
+      );
     }
     const floor = best?.index ?? -1;
     for (let i = this.#general.length - 1; i >= 0; i--) {
