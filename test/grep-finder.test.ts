@@ -62,7 +62,6 @@ describe("foldedFinder", () => {
     expect(finder.find(same, 1)).toBe(4);
     expect(finder.find(same, 0)).toBe(0);
   });
-
 });
 
 describe("exactFinder", () => {
