@@ -1,9 +1,9 @@
 /**
  * The content index's keys: trigrams of a file's bytes with ASCII letters folded to lower case,
- * hashed into 22 bits. One index then serves case-sensitive and `-i` searches alike (it only
- * selects candidates; the search itself decides), and the builder's per-key tables stay at
- * 4 Mi entries (16 MiB each) where exact 24-bit keys would need 64 MiB. A hash collision only
- * adds candidates, never loses one. Pure; depends on nothing; shared by the build thread and
+ * hashed into 21 bits, and a 22nd bit for the trigram's upper-case twin (`upperKey`). One index
+ * then serves case-sensitive and `-i` searches alike (it only selects candidates; the search
+ * itself decides), and the builder's per-key tables stay at 4 Mi entries (16 MiB each) where
+ * exact 24-bit keys would need 64 MiB. A hash collision only adds candidates, never loses one. Pure; depends on nothing; shared by the build thread and
  * the caller's thread.
  */
 
