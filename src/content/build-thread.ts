@@ -50,13 +50,14 @@ const FOLLOW = new Uint8Array(256).map((_, byte) => followBit(FOLD[byte] as numb
 
 function pushPair(key: number, file: number): void {
   if (pairs === pairKeys.length) {
-    const keys = new Uint32Array(pairKeys.length * 2);
+    const capacity = Math.min(pairKeys.length * 2, MAX_PAIRS + KEYS);
+    const keys = new Uint32Array(capacity);
     keys.set(pairKeys);
     pairKeys = keys;
-    const files = new Uint16Array(pairFiles.length * 2);
+    const files = new Uint16Array(capacity);
     files.set(pairFiles);
     pairFiles = files;
-    const masks = new Uint8Array(pairMasks.length * 2);
+    const masks = new Uint8Array(capacity);
     masks.set(pairMasks);
     pairMasks = masks;
   }
@@ -102,8 +103,9 @@ function readWhole(path: string, maxFileBytes: number): { length: number; size: 
  */
 const MAX_RUN_PAIRS = 8 * 1024 * 1024;
 /**
- * A file whose pairs would bring the run past this is left unindexed (its pairs taken back;
- * grep reads it), so the pair arrays never pass ~112 MB whatever the files hold.
+ * A file whose pairs bring the run past this is left unindexed (its pairs taken back; grep
+ * reads it). It is checked after each unit, which adds a pair per key at most: the pair arrays
+ * never hold more than `MAX_PAIRS + KEYS` (20 Mi pairs, 140 MB) whatever the files hold.
  */
 const MAX_PAIRS = 16 * 1024 * 1024;
 /** Pair arrays grown past this are given back after the run. */
@@ -229,8 +231,6 @@ export function buildSegment(job: BuildJob): SegmentData {
       flags[file] = BINARY;
       continue;
     }
-    // A large file is indexed in blocks of whole lines, so that a search reads only the blocks
-    // that can match; not one with a NUL anywhere (binary once it matches: read whole).
     // A large file is indexed in blocks of whole lines, so that a search reads only the blocks
     // that can match; not one with a NUL past the probe (binary once it matches: read whole).
     const nul = length > BINARY_PROBE ? bytes.subarray(0, length).indexOf(0, BINARY_PROBE) : -1;
