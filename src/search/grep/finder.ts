@@ -1,7 +1,7 @@
 /**
- * Finding a required literal in a file's raw bytes, as a grep prefilter: exactly with
- * `Buffer.indexOf` (memchr-class speed), or ignoring ASCII case without folding the file.
- * Pure; depends on nothing.
+ * Finding a required literal in a file's raw bytes, as a grep prefilter: exactly, by its rarest
+ * byte with memchr (`Buffer.indexOf` of one byte) and then whole, or ignoring ASCII case without
+ * folding the file. Pure; depends on nothing.
  *
  * Folding a whole file to lower case to search it (what `-i` did) costs a decode and a copy of
  * every byte, ~0.8 GB/s; searching for the few case variants of a short window of the literal
