@@ -3,35 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  contentIndexStats,
-  type GrepOptions,
-  type GrepResult,
-  grep,
-  waitForContentIndex,
-} from "../src/index.js";
+import { contentIndexStats, type GrepOptions } from "../src/index.js";
 import { liveTrees } from "../src/live/registry.js";
+import { answer, greps, warmIndex as warmIndexOf } from "./helpers/content-index.js";
 
 let root: string;
 
-function answer(result: GrepResult) {
-  return {
-    lines: result.lines,
-    files: result.files,
-    counts: result.counts,
-    totalRecords: result.totalRecords,
-    binary: result.skipped.binary,
-  };
-}
-const indexed = (pattern: string, options: GrepOptions = {}) =>
-  grep(pattern, { path: root, cache: true, watch: true, ...options });
-const plain = (pattern: string, options: GrepOptions = {}) =>
-  grep(pattern, { path: root, ...options });
-
-async function warmIndex(): Promise<void> {
-  for (let i = 0; i < 20; i++) if ((await indexed("warm-up")).freshness === "live") break;
-  await waitForContentIndex(root);
-}
+const { indexed, plain } = greps(() => root);
+const warmIndex = () => warmIndexOf(root, indexed);
 
 /** ~400 KiB of filler lines (indexed in blocks of ~128 KiB), `head` first. */
 function bigFile(head: string, middle?: { at: number; text: string }): string {

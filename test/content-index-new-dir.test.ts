@@ -2,20 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type GrepOptions, type GrepResult, grep, waitForContentIndex } from "../src/index.js";
+import { waitForContentIndex } from "../src/index.js";
 import { FsWatchBackend } from "../src/live/backend.js";
 import { liveTrees } from "../src/live/registry.js";
+import { greps, untilLive } from "./helpers/content-index.js";
 
 let root: string;
-const indexed = (pattern: string, options: GrepOptions = {}) =>
-  grep(pattern, { path: root, cache: true, watch: true, ...options });
-const plain = (pattern: string) => grep(pattern, { path: root });
-
-async function untilLive(): Promise<void> {
-  let last: GrepResult | undefined;
-  for (let i = 0; i < 20 && last?.freshness !== "live"; i++) last = await indexed("warm-up");
-  expect(last?.freshness).toBe("live");
-}
+const { indexed, plain } = greps(() => root);
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "freshfs-content-index-newdir-"));
@@ -30,7 +23,7 @@ afterAll(() => {
 
 describe("a file in a directory whose watch is not set up yet", () => {
   it("is not vouched for by an entry read before the watch", async () => {
-    await untilLive();
+    await untilLive(indexed);
     await waitForContentIndex(root);
 
     // The watcher's thread is busy (a large setup ahead of it, say) when the next watch is
@@ -61,7 +54,7 @@ describe("a file in a directory whose watch is not set up yet", () => {
     writeFileSync(join(root, "D", "f.txt"), "NEW_TOKEN\n");
     release?.();
 
-    await untilLive();
+    await untilLive(indexed);
     const noIndex = await indexed("NEW_TOKEN", { index: false });
     expect(noIndex.freshness).toBe("live");
     expect(noIndex.lines.map((l) => l.path)).toEqual(["D/f.txt"]);

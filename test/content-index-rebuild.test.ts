@@ -3,15 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contentIndexes } from "../src/content/registry.js";
-import { type GrepOptions, type GrepResult, grep, waitForContentIndex } from "../src/index.js";
+import { type GrepResult, waitForContentIndex } from "../src/index.js";
 import { liveTrees } from "../src/live/registry.js";
 import type { ScanResult } from "../src/scan/cache.js";
+import { greps } from "./helpers/content-index.js";
 
 let parent: string;
 let root: string;
-const indexed = (pattern: string, options: GrepOptions = {}) =>
-  grep(pattern, { path: root, cache: true, watch: true, ...options });
-const plain = (pattern: string) => grep(pattern, { path: root });
+const { indexed, plain } = greps(() => root);
 
 const DIRS = 10;
 const RULES = Array.from({ length: 3000 }, (_, i) => `nothing_${i}_*.zzz\n`).join("");

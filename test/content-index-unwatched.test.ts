@@ -2,18 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GrepOptions, grep, waitForContentIndex } from "../src/index.js";
+import { waitForContentIndex } from "../src/index.js";
 import { liveTrees } from "../src/live/registry.js";
+import { greps, untilLive } from "./helpers/content-index.js";
 
 let root: string;
-const indexed = (pattern: string, options: GrepOptions = {}) =>
-  grep(pattern, { path: root, cache: true, watch: true, ...options });
-const plain = (pattern: string) => grep(pattern, { path: root });
-
-async function untilLive(): Promise<void> {
-  for (let i = 0; i < 20; i++) if ((await indexed("warm-up")).freshness === "live") return;
-  throw new Error("never live");
-}
+const { indexed, plain } = greps(() => root);
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "freshfs-content-index-unwatched-"));
@@ -29,7 +23,7 @@ afterAll(() => {
 
 describe("a directory the tree stopped watching", () => {
   it("a file changed while its directory was ignored (unwatched) is not vouched for by its old entry", async () => {
-    await untilLive();
+    await untilLive(indexed);
     await waitForContentIndex(root);
     expect((await indexed("OLD_TOKEN")).lines.map((l) => l.path)).toEqual(["X/f.txt"]);
 
@@ -45,7 +39,7 @@ describe("a directory the tree stopped watching", () => {
     // X is listed again: walked again and watched again.
     rmSync(join(root, ".ignore"));
     await indexed("warm-up");
-    await untilLive();
+    await untilLive(indexed);
 
     // The live tree alone (no index) answers right: only the index's old entry is wrong.
     const noIndex = await indexed("NEW_TOKEN", { index: false });

@@ -7,34 +7,14 @@ import {
   configureContentIndex,
   contentIndexStats,
   type GrepOptions,
-  type GrepResult,
-  grep,
   waitForContentIndex,
 } from "../src/index.js";
 import { liveTrees } from "../src/live/registry.js";
+import { answer, greps, warmIndex as warmIndexOf } from "./helpers/content-index.js";
 
 let root: string;
 
-/** What a grep answered, without the fields that say how (freshness, files read). */
-function answer(result: GrepResult) {
-  return {
-    lines: result.lines,
-    files: result.files,
-    counts: result.counts,
-    totalRecords: result.totalRecords,
-    truncated: result.truncated,
-    filesSearched: result.filesSearched,
-    binary: result.skipped.binary,
-    tooLarge: result.skipped.tooLarge,
-    unreadable: result.skipped.unreadable,
-  };
-}
-
-const indexed = (pattern: string, options: GrepOptions = {}) =>
-  grep(pattern, { path: root, cache: true, watch: true, ...options });
-/** The same search with no listing kept and no index: every file read. */
-const plain = (pattern: string, options: GrepOptions = {}) =>
-  grep(pattern, { path: root, ...options });
+const { indexed, plain } = greps(() => root);
 
 /** Runs a script in another process, to completion: its changes are made before the next call. */
 function inChild(script: string): void {
@@ -42,13 +22,7 @@ function inChild(script: string): void {
   expect(done.status, done.stderr).toBe(0);
 }
 
-async function warmIndex(): Promise<void> {
-  // The first call walks; the next answer live and start the index, which is then awaited.
-  for (let i = 0; i < 20; i++) {
-    if ((await indexed("warm-up")).freshness === "live") break;
-  }
-  await waitForContentIndex(root);
-}
+const warmIndex = () => warmIndexOf(root, indexed);
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "freshfs-content-index-"));
