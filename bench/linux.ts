@@ -19,7 +19,7 @@ import * as lib from "../src/index.js";
 import { liveTrees } from "../src/live/registry.js";
 import type { BarGroup, Chart } from "./lib/chart-types.js";
 import { type SummedIndexStats, sumIndexStats } from "./lib/index-stats.js";
-import { sample, type Timing, times } from "./lib/measure.js";
+import { quantile, sample, type Timing, times } from "./lib/measure.js";
 import { peer } from "./lib/peers.js";
 import type { SuiteResult } from "./lib/report.js";
 
@@ -399,18 +399,19 @@ interface Latencies {
 
 function latencies(values: readonly number[]): Latencies {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) =>
-    sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0;
   return {
-    median: sorted[Math.floor(sorted.length / 2)] ?? 0,
-    p99: at(0.99),
+    median: quantile(sorted, 0.5),
+    p99: quantile(sorted, 0.99),
     max: sorted[sorted.length - 1] ?? 0,
     n: sorted.length,
   };
 }
 
 const median = (values: readonly number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 /** Edits timed (each after `EDIT_WARMUP` untimed ones), alternating the two tokens. */
 const EDITS = 20;

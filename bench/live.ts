@@ -49,7 +49,7 @@ import { liveTrees } from "../src/live/registry.js";
 import { retainedBytes } from "../test/helpers/heap.js";
 import type { BarGroup, Chart } from "./lib/chart-types.js";
 import { type SummedIndexStats, sumIndexStats } from "./lib/index-stats.js";
-import { formatTiming, formatUs, sample, type Timing, times } from "./lib/measure.js";
+import { formatTiming, formatUs, quantile, sample, type Timing, times } from "./lib/measure.js";
 import { findCorpus, peer, runPeer } from "./lib/peers.js";
 import type { SuiteResult } from "./lib/report.js";
 import { GLOB_PATTERNS } from "./search.js";
@@ -388,11 +388,10 @@ interface Latencies {
 
 function latencies(values: readonly number[]): Latencies {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
   return {
-    median: sorted[Math.floor(sorted.length / 2)] ?? 0,
-    p10: at(0.1),
-    p90: at(0.9),
+    median: quantile(sorted, 0.5),
+    p10: quantile(sorted, 0.1),
+    p90: quantile(sorted, 0.9),
     max: sorted[sorted.length - 1] ?? 0,
     n: sorted.length,
   };

@@ -57,6 +57,11 @@ function summarize(values: number[]): Timing {
   };
 }
 
+/** The value at quantile `q` (0 to 1) of ascending `sorted`: the one at floor(q × n); 0 if empty. */
+export function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}
+
 export function formatUs(us: number): string {
   if (us >= 1000) return `${(us / 1000).toFixed(2)} ms`;
   return `${us.toFixed(us < 10 ? 2 : 1)} µs`;
