@@ -19,7 +19,7 @@ import * as lib from "../src/index.js";
 import { liveTrees } from "../src/live/registry.js";
 import type { BarGroup, Chart } from "./lib/chart-types.js";
 import { type SummedIndexStats, sumIndexStats } from "./lib/index-stats.js";
-import { quantile, sample, type Timing, times } from "./lib/measure.js";
+import { type Latencies, latencies, quantile, sample, type Timing, times } from "./lib/measure.js";
 import { peer } from "./lib/peers.js";
 import type { SuiteResult } from "./lib/report.js";
 
@@ -386,24 +386,6 @@ function indexSummary(root: string): IndexSummary | undefined {
   return {
     ...sumIndexStats(stats),
     maxBytes: lib.contentIndexPolicy().maxBytes,
-  };
-}
-
-/** Single-operation latencies, in milliseconds. */
-interface Latencies {
-  readonly median: number;
-  readonly p99: number;
-  readonly max: number;
-  readonly n: number;
-}
-
-function latencies(values: readonly number[]): Latencies {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    median: quantile(sorted, 0.5),
-    p99: quantile(sorted, 0.99),
-    max: sorted[sorted.length - 1] ?? 0,
-    n: sorted.length,
   };
 }
 

@@ -49,7 +49,15 @@ import { liveTrees } from "../src/live/registry.js";
 import { retainedBytes } from "../test/helpers/heap.js";
 import type { BarGroup, Chart } from "./lib/chart-types.js";
 import { type SummedIndexStats, sumIndexStats } from "./lib/index-stats.js";
-import { formatTiming, formatUs, quantile, sample, type Timing, times } from "./lib/measure.js";
+import {
+  formatTiming,
+  formatUs,
+  type Latencies,
+  latencies,
+  sample,
+  type Timing,
+  times,
+} from "./lib/measure.js";
 import { findCorpus, peer, runPeer } from "./lib/peers.js";
 import type { SuiteResult } from "./lib/report.js";
 import { GLOB_PATTERNS } from "./search.js";
@@ -376,26 +384,6 @@ async function warmGlobs(root: string, options: LiveBenchOptions): Promise<Globs
 
 // ---------------------------------------------------------------------------------------------
 // 2. The cost of one change
-
-/** Single-operation latencies, in milliseconds. */
-interface Latencies {
-  readonly median: number;
-  readonly p10: number;
-  readonly p90: number;
-  readonly max: number;
-  readonly n: number;
-}
-
-function latencies(values: readonly number[]): Latencies {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    median: quantile(sorted, 0.5),
-    p10: quantile(sorted, 0.1),
-    p90: quantile(sorted, 0.9),
-    max: sorted[sorted.length - 1] ?? 0,
-    n: sorted.length,
-  };
-}
 
 /** For a chart: the median, whiskers from the 10th to the 90th percentile (µs). */
 function spread(l: Latencies): Timing {

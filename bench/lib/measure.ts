@@ -62,6 +62,28 @@ export function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 }
 
+/** Single-operation latencies, in milliseconds. */
+export interface Latencies {
+  readonly median: number;
+  readonly p10: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly n: number;
+}
+
+export function latencies(values: readonly number[]): Latencies {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    median: quantile(sorted, 0.5),
+    p10: quantile(sorted, 0.1),
+    p90: quantile(sorted, 0.9),
+    p99: quantile(sorted, 0.99),
+    max: sorted[sorted.length - 1] ?? 0,
+    n: sorted.length,
+  };
+}
+
 export function formatUs(us: number): string {
   if (us >= 1000) return `${(us / 1000).toFixed(2)} ms`;
   return `${us.toFixed(us < 10 ? 2 : 1)} µs`;
