@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSegment } from "../src/content/build-thread.js";
 import { type SegmentData, UNINDEXED } from "../src/content/format.js";
 import { Segment } from "../src/content/store.js";
+import { followBit, trigramKey } from "../src/content/trigrams.js";
 
 /**
  * The index's keys against the files themselves: a segment built from random text in a small
@@ -136,5 +137,64 @@ describe("the content index's keys", () => {
     const selected = segment.evaluate({ kind: "literal", text: "PM_RESUME" }, true);
     expect(selected).not.toBe(true);
     expect(((selected as Uint16Array)[0] as number) & 0b11).toBe(0b10);
+  });
+
+  it("keeps upper-case keys beside every common folded key, bitmap or list, empty where none is in capitals", () => {
+    // 64 files: `xyz` in half (a bitmap), `qrs` and `klm` in 8 (one in 8: a list with follow
+    // bits, and upper-case keys), `tuv` in 2 (rare: no upper-case key).
+    const bands = mkdtempSync(join(tmpdir(), "freshfs-index-bands-"));
+    try {
+      const paths: string[] = [];
+      for (let f = 0; f < 64; f++) {
+        let body = `file ${f}\n`;
+        if (f < 32) body += "xyz.\n";
+        if (f < 8) body += "qrsa klm.\n";
+        if (f < 2) body += "tuv.\n";
+        if (f === 40) body += "XYZ.\n";
+        if (f === 50) body += "KLM.\n";
+        if (f === 60) body += "TUV.\n";
+        const path = `f${String(f).padStart(2, "0")}.txt`;
+        writeFileSync(join(bands, path), body);
+        paths.push(path);
+      }
+      const built = buildSegment({
+        id: 3,
+        root: bands,
+        paths: paths.join("\0"),
+        maxFileBytes: 1 << 20,
+        maxSegmentBytes: 1 << 25,
+      });
+      const key = (t: string) =>
+        trigramKey((t.charCodeAt(0) << 16) | (t.charCodeAt(1) << 8) | t.charCodeAt(2));
+      const keys = new Set(built.keys);
+      expect(new Set(built.denseKeys).has(key("xyz"))).toBe(true);
+      for (const t of ["qrs", "klm", "tuv"]) expect(keys.has(key(t))).toBe(true);
+      // Upper-case keys beside the common ones (the one of `qrs` empty), none beside `tuv`.
+      for (const t of ["xyz", "qrs", "klm"]) expect(keys.has(key(t) | 1)).toBe(true);
+      expect(keys.has(key("tuv") | 1)).toBe(false);
+      const segment = new Segment(3, 0, [], built);
+      const files = (literal: string, exactCase: boolean) => {
+        const selected = segment.evaluate({ kind: "literal", text: literal }, exactCase);
+        if (selected === true) return "all";
+        return paths.flatMap((_, f) =>
+          ((selected[f >>> 4] as number) >>> (f & 15)) & 1 ? [f] : [],
+        );
+      };
+      const range = (n: number) => Array.from({ length: n }, (_, f) => f);
+      expect(files("XYZ", true)).toEqual([40]);
+      expect(files("xyz", false)).toEqual([...range(32), 40]);
+      expect(files("QRS", true)).toEqual([]);
+      expect(files("qrs", true)).toEqual(range(8));
+      expect(files("KLM", true)).toEqual([50]);
+      expect(files("klm", false)).toEqual([...range(8), 50]);
+      // A rare key has no upper-case one: its folded postings answer, as they must.
+      expect(files("TUV", true)).toEqual([0, 1, 60]);
+      // The list's follow bits narrow where a bitmap's cannot.
+      expect(followBit("a".charCodeAt(0))).not.toBe(followBit("z".charCodeAt(0)));
+      expect(files("qrsa", false)).toEqual(range(8));
+      expect(files("qrsz", false)).toEqual([]);
+    } finally {
+      rmSync(bands, { recursive: true, force: true });
+    }
   });
 });

@@ -152,13 +152,14 @@ export class Segment {
   /** The units holding one key with its follow bits, or undefined when none does. */
   #holding({ key, follow, capitals }: LiteralKey, words: number): Uint16Array | undefined {
     const { data } = this;
-    const common = find(data.denseKeys, key);
-    if (common !== -1 && !capitals) {
-      return data.bitmaps.slice(common * words, (common + 1) * words);
+    // A trigram asked for in capitals: its upper-case key where the segment keeps one (beside
+    // every common folded key, empty where no unit has it in capitals), else the folded key.
+    let k = capitals ? find(data.keys, key | 1) : -1;
+    if (k === -1) {
+      const common = find(data.denseKeys, key);
+      if (common !== -1) return data.bitmaps.slice(common * words, (common + 1) * words);
+      k = find(data.keys, key);
     }
-    // A common trigram asked for in capitals: its upper-case key, kept beside every folded
-    // bitmap whose trigram some unit has in capitals.
-    const k = find(data.keys, common === -1 ? key : key | 1);
     if (k === -1) return undefined;
     const these = new Uint16Array(words);
     const { lists } = data;

@@ -321,14 +321,28 @@ function cut(text: string, maxColumns: number): string {
  * take turns at the pool, large enough to be cheap.
  */
 const RANGE = 512;
+/** Ranges each worker gets at least, when the files are known at the start (see `rangeFor`). */
+const RANGES_PER_WORKER = 8;
+const SHORTEST_RANGE = 16;
+
+/**
+ * Files per range for a search of `files` files known at the start: shorter ranges for fewer
+ * files, so the workers end together. The index's candidates are few and uneven (a block of a
+ * large file beside a header of a line): `-i PM_RESUME` on the Linux tree read 1,695 files in 4
+ * ranges of 512, and each worker was idle a third of the search, waiting for the other's last.
+ */
+function rangeFor(files: number): number {
+  const even = Math.ceil(files / (GREP_WORKERS * RANGES_PER_WORKER));
+  return Math.max(SHORTEST_RANGE, Math.min(RANGE, even));
+}
 
 /**
  * How many workers search at once: one per core when there is enough to share, as rg runs one
  * thread per core (FS_GREP_WORKERS overrides, to measure the curve). Reading dominates; the
  * curve on the benchmark machine is in BENCHMARKS.md.
  */
-function workerCount(files: number): number {
-  return Math.max(1, Math.min(GREP_WORKERS, Math.ceil(files / RANGE)));
+function workerCount(files: number, range: number): number {
+  return Math.max(1, Math.min(GREP_WORKERS, Math.ceil(files / range)));
 }
 
 interface Collected {
@@ -417,10 +431,11 @@ async function runSearch(
   const { files } = feed;
   if (files.length === 0 && feed.complete) return collected;
   const id = ++searches;
+  const rangeFiles = feed.complete ? rangeFor(files.length) : RANGE;
   /**
    * Ranges to search again (after a worker was lost in one): `key` is where the range began
-   * (progress is kept under it). New ranges are cut from the feed, `RANGE` files each (the last
-   * shorter, once the feed is complete), so every range starts at a multiple of `RANGE`.
+   * (progress is kept under it). New ranges are cut from the feed, `rangeFiles` files each (the
+   * last shorter, once the feed is complete), so every range starts at a multiple of it.
    */
   const queue: { key: number; from: number; end: number }[] = [];
   let cut = 0;
@@ -445,7 +460,7 @@ async function runSearch(
 
   const advance = () => {
     while (consumed < files.length && !halt.signal.aborted) {
-      const key = consumed - (consumed % RANGE);
+      const key = consumed - (consumed % rangeFiles);
       if (consumed >= (progress.get(key) ?? key)) return;
       const outcome = outcomes.get(consumed);
       outcomes.delete(consumed);
@@ -553,8 +568,8 @@ async function runSearch(
       const again = queue.shift();
       if (again) return again;
       const ready = files.length - cut;
-      if (ready >= RANGE || (feed.complete && ready > 0)) {
-        const range = { key: cut, from: cut, end: Math.min(files.length, cut + RANGE) };
+      if (ready >= rangeFiles || (feed.complete && ready > 0)) {
+        const range = { key: cut, from: cut, end: Math.min(files.length, cut + rangeFiles) };
         cut = range.end;
         return range;
       }
@@ -605,7 +620,7 @@ async function runSearch(
   };
 
   try {
-    const lanes = workerCount(feed.complete ? files.length : Number.POSITIVE_INFINITY);
+    const lanes = workerCount(feed.complete ? files.length : Number.POSITIVE_INFINITY, rangeFiles);
     await Promise.all(Array.from({ length: lanes }, () => runLane()));
   } finally {
     // A lane that failed leaves the others to halt.
