@@ -4,9 +4,10 @@
  * holds the caller's event loop or the grep workers. Depends on `format` and `trigrams`.
  *
  * A segment lists each key present once, with the units (local numbers, 16 bits) that hold it:
- * as a list of gaps with follow bits when few do, as a bitmap when more than one in sixteen do
- * (the bitmap is then the smaller). Files are read with `O_NOFOLLOW`: a link swapped in is not followed, and
- * the file is left unindexed (grep then reads it and reports what it finds, as without an index).
+ * as a list of gaps with follow bits, or as a bitmap without them when more than one unit in
+ * four holds it (see `DENSE_FROM`). Files are read with `O_NOFOLLOW`: a link swapped in is not
+ * followed, and the file is left unindexed (grep then reads it and reports what it finds, as
+ * without an index).
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
@@ -116,8 +117,8 @@ const KEPT_PAIRS = 1 << 22;
  * one held by more than one in `TWINNED_FROM` has an upper-case key beside it. Bitmaps from
  * one unit in 16, as a bitmap and a list cost the same there, left `-i PM_RESUME` on the Linux
  * tree only the unnarrowed bitmaps of `_re`, `res`, `sum`: 2,820 units to read (113 MB).
- * Follow bits up to one unit in 4 take that to 1,699 (65 MB) for 39 MB more postings (190 MB
- * to 229 MB); up to one in 2, to 1,294 (50 MB), for 87 MB more.
+ * Follow bits up to one unit in 4 take that to 1,699 (65 MB) for 38 MB more postings (190 MB
+ * to 228 MB); up to one in 2 would take it to 1,294 (50 MB), for about 87 MB more.
  */
 const DENSE_FROM = 4;
 const TWINNED_FROM = 16;

@@ -49,7 +49,7 @@ export interface SegmentData {
    * posting takes two bytes where a 16-bit unit and its mask took three.
    */
   readonly lists: Uint8Array;
-  /** Keys held by more than one unit in 16, ascending: each a bitmap, without follow bits. */
+  /** Keys held by more than one unit in 4, ascending: each a bitmap, without follow bits. */
   readonly denseKeys: Uint32Array;
   /** The bitmaps of `denseKeys`, ceil(units / 16) words each, in their order. */
   readonly bitmaps: Uint16Array;

@@ -38,9 +38,10 @@ export function trigramKey(t: number): number {
  * management file in the kernel, and these keys, one more posting where a unit has the trigram
  * in capitals, can: on the Linux tree, `PM_RESUME` selects about 200 units (11 MB) where the
  * folded keys select 2,820 (113 MB). A segment keeps a trigram's upper-case key only where its
- * folded key is common (a bitmap, without follow bits): where it is rare, the folded key's
- * postings and follow bits narrow almost as well, and the second postings would cost memory
- * for little. Only a case-sensitive search asks for them.
+ * folded key is common (held by more than one unit in 16), empty where no unit has the trigram
+ * in capitals: where it is rare, the folded key's postings and follow bits narrow almost as
+ * well, and the second postings would cost memory for little. Only a case-sensitive search
+ * asks for them.
  */
 export function upperKey(t: number): number {
   return trigramKey(t) | 1;
@@ -58,8 +59,8 @@ export interface LiteralKey {
   /** Follow bits required together (0: none, the trigram ends the literal). */
   readonly follow: number;
   /**
-   * The literal has the trigram in capitals, to be found as written: where the folded key is a
-   * bitmap, its upper-case key (`key | 1`) is asked for instead.
+   * The literal has the trigram in capitals, to be found as written: where the segment keeps
+   * its upper-case key (`key | 1`), that key is asked for instead.
    */
   readonly capitals: boolean;
 }
@@ -86,7 +87,7 @@ export function literalKeys(literal: string, exactCase: boolean): LiteralKey[] {
     const next = i + 1 < bytes.length ? followBit(FOLD[bytes[i + 1] as number] as number) : 0;
     const before = keys.get(key);
     // The same folded trigram twice (`abcABC` folds to `abcabc`): both occurrences' needs hold
-    // at once; capitals only if both are (a bitmap's upper-case postings would miss the other).
+    // at once; capitals only if both are (the upper-case postings would miss the other).
     keys.set(key, {
       follow: (before?.follow ?? 0) | next,
       capitals: (before?.capitals ?? true) && capitals,
