@@ -1143,7 +1143,7 @@ function reading(results: readonly RowResult[], context: ReportContext): string[
   );
   if (foldedShort.length > 0) {
     lines.push(
-      `Short of 10× with \`-i\` (${foldedShort.map((r) => `\`${r.row.label}\``).join(", ")}): ignoring case, only folded trigrams can select, and those of \`pm_resume\` or \`err_sys\` are common ones, kept as bitmaps without the follow bytes that narrow the rare ones, which together hold in many files (the files read, above), where the case-sensitive rows ask for the upper-case keys. Follow bytes for the common keys would take about half again the index's memory; the plan is positions for the common trigrams (as zoekt keeps) or sparse n-grams (as GitHub's code search does), within the budget.`,
+      `Short of 10× with \`-i\` (${foldedShort.map((r) => `\`${r.row.label}\``).join(", ")}): ignoring case, only folded trigrams can select, and the index keeps no follow bits for the commonest (held by more than one file in 4: \`err\`, \`sys\`, \`res\`), whose bitmaps together hold in many files (the files read, above), where the case-sensitive rows ask for the upper-case keys. Follow bits up to one file in 2 would take about 87 MB more, past the 256 MiB budget on this tree; the plan is positions for the common trigrams (as zoekt keeps) or sparse n-grams (as GitHub's code search does), within the budget.`,
     );
   }
   if (noLiteral) {
