@@ -509,11 +509,13 @@ describe("freshfs grep", () => {
     const dir = await tempTree({ "evil.txt": `${"a".repeat(100_000)}!\n` });
     const partial =
       "freshfs: the search stopped at its timeout of 1000 ms, so the results are partial (--timeout MS gives it longer)\n";
-    const run = freshfs(["grep", "--timeout", "1000", "(?=(a+)+$)"], { cwd: dir });
+    const run = freshfs(["grep", "-P", "--timeout", "1000", "(?=(a+)+$)"], { cwd: dir });
     expect(run.status, run.stderr).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toBe(partial);
-    const json = freshfs(["grep", "--json", "--timeout", "1000", "(?=(a+)+$)"], { cwd: dir });
+    const json = freshfs(["grep", "-P", "--json", "--timeout", "1000", "(?=(a+)+$)"], {
+      cwd: dir,
+    });
     expect(json.status, json.stderr).toBe(2);
     expect(JSON.parse(json.stdout).partial).toBe(true);
     expect(json.stderr).toBe(partial);

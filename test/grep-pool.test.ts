@@ -46,6 +46,7 @@ async function occupyPool(): Promise<{ abort: () => Promise<void> }> {
     controllers.push(controller);
     const search = grep("(?=(a+)+$)", {
       path: root,
+      syntax: "javascript",
       fileTimeoutMs: 60_000,
       signal: controller.signal,
     });
@@ -221,6 +222,7 @@ describe("a long search and a short one", () => {
     let searched = 0;
     const long = grep("(?=[ab]*[cd])", {
       path: longRoot,
+      syntax: "javascript",
       outputMode: "count",
       onProgress: (progress) => {
         if (progress.phase === "search") searched = progress.done;

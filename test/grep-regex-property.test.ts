@@ -274,6 +274,8 @@ function check(
       smartCase: false,
       word: false,
       multiline: false,
+      // The generated patterns are JavaScript's, as the planner reads them.
+      syntax: "javascript",
     });
     regex = new RegExp(
       compiled.source,

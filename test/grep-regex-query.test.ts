@@ -32,7 +32,8 @@ function planAs(pattern: string, flags: { ignoreCase?: boolean; word?: boolean }
     word: flags.word ?? false,
     multiline: false,
   });
-  return planRegex(pattern, {
+  // The planner reads the pattern as compilePattern translated it from rg's syntax.
+  return planRegex(compiled.planned, {
     fixedStrings: false,
     ignoreCase: compiled.ignoreCase,
     unicode: compiled.flags.includes("u"),

@@ -116,7 +116,7 @@ describe("grep under a hostile regex", () => {
       "b-hostile.txt": `${"a".repeat(40)}!\n`,
       "c-after.txt": "aaa!\n",
     });
-    const result = await grep(HOSTILE, { path: root, fileTimeoutMs: 300 });
+    const result = await grep(HOSTILE, { path: root, syntax: "javascript", fileTimeoutMs: 300 });
     expect(result.skipped.timedOut).toEqual(["b-hostile.txt"]);
     expect(result.warnings[0]).toContain("ran longer than 300 ms");
     // The process keeps serving: the next search answers at once.
@@ -132,7 +132,12 @@ describe("grep under a hostile regex", () => {
       Array.from({ length: 3 }, (_, i) => [`h${i}.txt`, `${"a".repeat(40)}!\n`]),
     );
     const root = await tempTree(tree);
-    const result = await grep(HOSTILE, { path: root, fileTimeoutMs: 60_000, timeoutMs: 500 });
+    const result = await grep(HOSTILE, {
+      path: root,
+      syntax: "javascript",
+      fileTimeoutMs: 60_000,
+      timeoutMs: 500,
+    });
     expect(result.partial).toBe(true);
     expect(result.warnings.join("\n")).toContain("results are partial");
   });

@@ -116,7 +116,7 @@ describe("a pathological regex in grep (library, small budgets)", () => {
     it(`${pattern}: the file is abandoned at fileTimeoutMs and named, the rest is searched, the loop turns`, async () => {
       const root = await tempTree({ [file]: content, "good.txt": good });
       const run = await whileTicking(() =>
-        grep(pattern, { path: root, fileTimeoutMs: 300, timeoutMs: 10_000 }),
+        grep(pattern, { path: root, syntax: "javascript", fileTimeoutMs: 300, timeoutMs: 10_000 }),
       );
       expect(run.error).toBeUndefined();
       const result = run.value as Awaited<ReturnType<typeof grep>>;
@@ -136,7 +136,12 @@ describe("a pathological regex in grep (library, small budgets)", () => {
     for (let i = 0; i < 6; i++) tree[`evil-${i}.txt`] = A_LINE;
     const root = await tempTree(tree);
     const run = await whileTicking(() =>
-      grep("(?=(a+)+$)", { path: root, fileTimeoutMs: 60_000, timeoutMs: 500 }),
+      grep("(?=(a+)+$)", {
+        path: root,
+        syntax: "javascript",
+        fileTimeoutMs: 60_000,
+        timeoutMs: 500,
+      }),
     );
     expect(run.error).toBeUndefined();
     const result = run.value as Awaited<ReturnType<typeof grep>>;
@@ -153,7 +158,12 @@ describe("a pathological regex in grep (library, small budgets)", () => {
     setTimeout(() => controller.abort(), 200);
     const error = (
       await whileTicking(() =>
-        grep("(?=(a+)+$)", { path: root, fileTimeoutMs: 60_000, signal: controller.signal }),
+        grep("(?=(a+)+$)", {
+          path: root,
+          syntax: "javascript",
+          fileTimeoutMs: 60_000,
+          signal: controller.signal,
+        }),
       )
     ).error;
     expect((error as FreshfsError).code).toBe("ABORTED");
@@ -351,7 +361,7 @@ describe.concurrent("hostile cases that take seconds, side by side", () => {
       );
       const workspace = new Workspace({ roots: [root] });
       const run = await whileTicking(() =>
-        workspace.grep({ pattern: "(?=(a+)+$)", output_mode: "content" }),
+        workspace.grep({ pattern: "(?=(a+)+$)", syntax: "javascript", output_mode: "content" }),
       );
       expect(run.error).toBeUndefined();
       const result = run.value as GrepToolResult;
@@ -462,7 +472,7 @@ describe.concurrent("hostile cases that take seconds, side by side", () => {
       let grepEnded: number | undefined;
       const started = performance.now();
       const grepping = first
-        .callTool({ name: "grep", arguments: { pattern: "(?=(a+)+$)" } })
+        .callTool({ name: "grep", arguments: { pattern: "(?=(a+)+$)", syntax: "javascript" } })
         .then((result) => {
           grepEnded = performance.now();
           return result as CallToolResult;

@@ -115,7 +115,10 @@ describe("cancellation", () => {
     const { client, pid } = await serve(root);
     const controller = new AbortController();
     const call = client.callTool(
-      { name: "grep", arguments: { pattern: "(?=(a|aa)+$b)", output_mode: "count" } },
+      {
+        name: "grep",
+        arguments: { pattern: "(?=(a|aa)+$b)", syntax: "javascript", output_mode: "count" },
+      },
       undefined,
       { signal: controller.signal, timeout: 120_000 },
     );

@@ -118,6 +118,8 @@ export interface GrepFlags {
   readonly globs: readonly string[];
   readonly types: readonly string[];
   readonly multiline: boolean;
+  /** `-P`: the pattern in JavaScript's syntax. */
+  readonly javascript: boolean;
   readonly maxColumns: number | undefined;
   /** Bytes; undefined: the library's bound. */
   readonly maxFileSize: number | undefined;
@@ -168,6 +170,7 @@ export async function grepCommand(
       fixedStrings: flags.fixedStrings,
       word: flags.word,
       multiline: flags.multiline,
+      syntax: flags.javascript ? "javascript" : "rust",
       after: flags.after,
       before: flags.before,
       context: flags.context,

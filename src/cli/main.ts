@@ -66,7 +66,8 @@ ${COMMON_HELP}
 `,
   grep: `Usage: freshfs grep PATTERN [DIR|FILE] [options]
 
-Searches file contents. PATTERN is a JavaScript regular expression (or a literal with -F).
+Searches file contents. PATTERN is a regex in rg's syntax (Rust's regex crate: \\pL,
+[[:alpha:]], (?i), Unicode \\w and \\b), or a literal with -F, or JavaScript's with -P.
 Plain output is what 'rg --no-heading --with-filename --line-number --sort path' prints.
 
 Options (ripgrep's):
@@ -80,6 +81,8 @@ Options (ripgrep's):
   -g GLOB         only files matching GLOB (!GLOB excludes); repeatable
   -t TYPE         only files of TYPE (ts, js, py, rust, go, md, json, ...); repeatable
   -U              multiline: matches may span lines
+  -P, --pcre2     PATTERN is a JavaScript regex, for lookaround and backreferences (where
+                  rg's -P runs PCRE2)
   -M N            cut lines longer than N characters
   --max-filesize NUM[K|M|G]
                   skip files larger than NUM bytes (K, M, G: times 1024, 1024^2, 1024^3),
@@ -133,6 +136,8 @@ const OPTIONS = {
   g: { type: "string", short: "g", multiple: true },
   t: { type: "string", short: "t", multiple: true },
   U: { type: "boolean", short: "U" },
+  P: { type: "boolean", short: "P" },
+  pcre2: { type: "boolean" },
   M: { type: "string", short: "M" },
   "max-filesize": { type: "string" },
   timeout: { type: "string" },
@@ -151,6 +156,8 @@ const GREP_ONLY = [
   "g",
   "t",
   "U",
+  "P",
+  "pcre2",
   "M",
   "max-filesize",
   "timeout",
@@ -262,6 +269,7 @@ async function main(argv: readonly string[]): Promise<number> {
           globs: values.g ?? [],
           types: values.t ?? [],
           multiline: values.U ?? false,
+          javascript: (values.P ?? false) || (values.pcre2 ?? false),
           maxColumns: number(values.M, "-M"),
           maxFileSize: fileSize(values["max-filesize"], "--max-filesize"),
           timeoutMs: number(values.timeout, "--timeout"),

@@ -229,7 +229,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "grep",
     title: "Search file contents",
-    description: `Searches file contents with a regular expression (JavaScript syntax; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file. At most ${GREP_DEFAULT_HEAD_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_MAX_COLUMNS} characters. A search stops after ${GREP_TIMEOUT_MS / 1000} s with what it found, flagged partial; files the regex runs too long on are skipped and listed.`,
+    description: `Searches file contents with a regular expression in ripgrep's syntax (Rust's regex crate: \\pL, [[:alpha:]], (?i), Unicode \\w and \\b; syntax "javascript" for lookaround and backreferences; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file. At most ${GREP_DEFAULT_HEAD_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_MAX_COLUMNS} characters. A search stops after ${GREP_TIMEOUT_MS / 1000} s with what it found, flagged partial; files the regex runs too long on are skipped and listed.`,
     input: z.object({
       pattern: z.string().describe("The regular expression (or literal text with fixed_strings)."),
       path: z.string().optional().describe("A directory or file to search. Default: every root."),
@@ -249,6 +249,12 @@ export const TOOLS: readonly ToolSpec[] = [
       "-n": flag().optional().describe("Line numbers in content mode. Default true."),
       fixed_strings: flag().optional().describe("The pattern is literal text."),
       multiline: flag().optional().describe("Matches may span lines."),
+      syntax: z
+        .enum(["rust", "javascript"])
+        .optional()
+        .describe(
+          'The pattern\'s syntax: "rust" (ripgrep\'s, the default) or "javascript" (lookaround, backreferences).',
+        ),
       head_limit: count()
         .optional()
         .describe(`Most results. Default ${GREP_DEFAULT_HEAD_LIMIT}; 0 for all.`),

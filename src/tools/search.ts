@@ -69,6 +69,11 @@ export interface GrepParams {
   fixed_strings?: boolean | string;
   /** Matches may span lines. */
   multiline?: boolean | string;
+  /**
+   * The pattern's syntax: `rust` (ripgrep's: Rust's regex crate) or `javascript` (lookaround,
+   * backreferences). @default "rust"
+   */
+  syntax?: "rust" | "javascript" | string;
   /** Most records (lines, files or counts) shown. Alias: `limit`. @default 250 */
   head_limit?: number | string;
   /** Records to skip first (paging). @default 0 */
@@ -307,6 +312,7 @@ export async function findTool(
 }
 
 const OUTPUT_MODES: readonly GrepOutputMode[] = ["content", "files_with_matches", "count"];
+const SYNTAXES: readonly ("rust" | "javascript")[] = ["rust", "javascript"];
 
 export async function grepTool(
   context: ToolContext,
@@ -326,6 +332,7 @@ export async function grepTool(
   const numbers = args.boolean("-n") ?? true;
   const fixedStrings = args.boolean("fixed_strings", ["literal", "fixedStrings"]) ?? false;
   const multiline = args.boolean("multiline") ?? false;
+  const syntax = args.choice("syntax", SYNTAXES) ?? "rust";
   // 0 means no cap, as in Claude Code.
   const asked = args.integer("head_limit", ["limit"], { min: 0 }) ?? GREP_DEFAULT_HEAD_LIMIT;
   const limit = asked === 0 ? Number.POSITIVE_INFINITY : asked;
@@ -351,6 +358,7 @@ export async function grepTool(
       ignoreCase,
       fixedStrings,
       multiline,
+      syntax,
       context: lined ? context_ : undefined,
       after: lined ? after : undefined,
       before: lined ? before : undefined,

@@ -61,6 +61,12 @@ export interface GrepOptions {
   includeNodeModules?: boolean | undefined;
   /** The pattern is a literal string (`-F`). @default false */
   fixedStrings?: boolean | undefined;
+  /**
+   * The pattern's syntax: rg's (Rust's `regex` crate: `\pL`, `[[:alpha:]]`, `(?i)`, Unicode
+   * `\w` and `\b`), or JavaScript's, for lookaround and backreferences (as rg's `-P`).
+   * @default "rust"
+   */
+  syntax?: "rust" | "javascript" | undefined;
   /** @default false */
   ignoreCase?: boolean | undefined;
   /** Case-insensitive unless the pattern has a capital (`-S`). @default false */
@@ -674,6 +680,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     smartCase: options.smartCase ?? false,
     word: options.word ?? false,
     multiline: options.multiline ?? false,
+    syntax: options.syntax,
   });
   const globs = globFilter(list(options.glob, "glob"));
   const passesType = typeFilter(list(options.type, "type"));
@@ -768,7 +775,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
   };
 
   const settings = (): WorkerSettings => ({
-    pattern,
+    pattern: compiled.planned,
     fixedStrings: options.fixedStrings ?? false,
     source: compiled.source,
     flags: compiled.flags,
@@ -902,7 +909,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     index = tree && (options.index ?? true) ? contentIndexes.of(tree) : undefined;
   }
   if (index) {
-    const plan = planRegex(pattern, {
+    const plan = planRegex(compiled.planned, {
       fixedStrings: options.fixedStrings ?? false,
       ignoreCase: compiled.ignoreCase,
       unicode: compiled.flags.includes("u"),

@@ -5,6 +5,7 @@
  * match). Pure; depends on `errors`.
  */
 import { FreshfsError, quoted } from "../../errors.js";
+import { lineBreakError, translateRust, UNICODE_WORD } from "./regex/rust.js";
 
 export interface PatternOptions {
   /** The pattern is a literal string, not a regex (`-F`). */
@@ -17,6 +18,11 @@ export interface PatternOptions {
   readonly word: boolean;
   /** Matches may span lines (`-U`). */
   readonly multiline: boolean;
+  /**
+   * The regex syntax: rg's (Rust's `regex` crate, the default), or JavaScript's, an extension
+   * with lookaround and backreferences (as rg's `-P` runs PCRE2).
+   */
+  readonly syntax?: "rust" | "javascript" | undefined;
 }
 
 export interface CompiledPattern {
@@ -35,6 +41,11 @@ export interface CompiledPattern {
   readonly exact: boolean;
   readonly ignoreCase: boolean;
   readonly multiline: boolean;
+  /**
+   * The pattern as this module's JavaScript dialect (`^`/`$` a line's ends, `.` any character
+   * but `\n`), before those are rewritten: what the literal analysis (`planRegex`) reads.
+   */
+  readonly planned: string;
 }
 
 const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/]/g;
@@ -278,20 +289,29 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
     !options.multiline &&
     (pattern.includes("\n") || (!options.fixedStrings && /(^|[^\\])(\\\\)*\\n/.test(pattern)))
   ) {
-    throw new FreshfsError(
-      "INVALID_PATTERN",
-      `The pattern ${quoted(pattern)} matches a line break, which no single line holds; search with multiline (-U) to match across lines.`,
-    );
+    throw lineBreakError(pattern);
   }
-  const ignoreCase =
-    options.ignoreCase || (options.smartCase && !hasUpperCase(pattern, options.fixedStrings));
-  const base = options.fixedStrings ? escapeRegex(pattern) : withLineSemantics(pattern);
+  const rust = !options.fixedStrings && (options.syntax ?? "rust") === "rust";
+  let planned = pattern;
+  let ignoreCase: boolean;
+  if (rust) {
+    const translated = translateRust(pattern, options);
+    planned = translated.source;
+    ignoreCase = translated.ignoreCase;
+  } else {
+    ignoreCase =
+      options.ignoreCase || (options.smartCase && !hasUpperCase(pattern, options.fixedStrings));
+  }
+  const base = options.fixedStrings ? escapeRegex(pattern) : withLineSemantics(planned);
   let source = base;
-  let unicode = /\\[pP]\{|\\u\{/.test(base);
-  if (options.word) {
-    // A word is bounded by something that is not a word character, or by the line's ends
-    // (rg's -w), written with lookarounds so the match itself is the word. Unicode letters
-    // count as word characters when the pattern allows the `u` flag; else ASCII ones.
+  let unicode = rust || /\\[pP]\{|\\u\{/.test(base);
+  if (options.word && rust) {
+    // A word is bounded by what is not a word character (rg's Unicode `\w`), or by the line's
+    // ends (rg's -w), written with lookarounds so the match itself is the word.
+    source = `(?<![${UNICODE_WORD}])(?:${base})(?![${UNICODE_WORD}])`;
+  } else if (options.word) {
+    // The same in JavaScript syntax, with Unicode letters where the pattern allows the `u`
+    // flag; else ASCII ones.
     source = `(?<![\\p{L}\\p{N}_])(?:${base})(?![\\p{L}\\p{N}_])`;
     unicode = true;
     try {
@@ -311,10 +331,12 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
         : String(error);
     throw new FreshfsError(
       "INVALID_PATTERN",
-      `Invalid regular expression ${quoted(pattern)}: ${reason}. Patterns use JavaScript regex syntax; pass fixedStrings (-F) to search for the text as it is.`,
+      rust
+        ? `The pattern ${quoted(pattern)} is valid for rg, but JavaScript's regex engine cannot run it as translated: ${reason}.`
+        : `Invalid regular expression ${quoted(pattern)}: ${reason}. Patterns use JavaScript regex syntax here; pass fixedStrings (-F) to search for the text as it is.`,
     );
   }
-  const found = options.fixedStrings ? pattern : requiredLiteral(pattern);
+  const found = options.fixedStrings ? pattern : requiredLiteral(planned);
   // A literal is worth searching for from 2 characters, or a rare one; with case folding, only
   // ASCII (folded by lower-casing bytes read as Latin-1).
   let literal = found !== undefined && worthSearchingFor(found) ? found : undefined;
@@ -323,14 +345,17 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
   }
   // A pattern of literal characters only (as written, or escaped), searched without word
   // bounds, within lines, and folded (if at all) as the ASCII folding above does.
+  // With `u`, folding is Unicode's: `k` is also U+212A, which no ASCII spelling finds, so the
+  // literal must be all of the pattern, folded.
   const exact =
     literal !== undefined &&
     found !== undefined &&
-    (found === pattern || escapeRegex(found) === pattern || options.fixedStrings === true) &&
+    (found === planned || escapeRegex(found) === planned || options.fixedStrings === true) &&
     !options.word &&
     !options.multiline &&
     !found.includes("\n") &&
     !found.includes("\r") &&
-    !unicode;
-  return { source, flags, literal, exact, ignoreCase, multiline: options.multiline };
+    (!unicode ||
+      (!/[^\x20-\x7e\t]/.test(found) && (!ignoreCase || literal === found.toLowerCase())));
+  return { source, flags, literal, exact, ignoreCase, multiline: options.multiline, planned };
 }
