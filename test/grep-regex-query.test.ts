@@ -59,10 +59,11 @@ describe("ripgrep's Linux patterns", () => {
     ["PM_RESUME", {}, '"PM_RESUME"', "PM_RESUME", false],
     ["PM_RESUME", { ignoreCase: true }, '"pm_resume"', "pm_resume", false],
     ["[A-Z]+_RESUME", {}, '"_RESUME"', "_RESUME", false],
-    // -w brings the `u` flag (compilePattern's lookarounds use \p{L}).
     ["PM_RESUME", { word: true }, '"PM_RESUME"', "PM_RESUME", false],
     ["\\p{Script=Greek}", {}, "all", undefined, true],
-    ["\\wAh", {}, `or(${W.map((c) => `"${c}Ah"`).join(", ")})`, "Ah", false],
+    // rg's \w is Unicode's: no trigram every match holds (`µAh`); its ASCII form has 63.
+    ["\\wAh", {}, "all", undefined, true],
+    ["(?-u)\\wAh", {}, `or(${W.map((c) => `"${c}Ah"`).join(", ")})`, "Ah", false],
     ["\\w{5}\\s+\\w{5}\\s+\\w{5}\\s+\\w{5}\\s+\\w{5}", {}, "all", undefined, true],
     [
       ALTERNATION,
@@ -92,15 +93,19 @@ describe("ripgrep's Linux patterns", () => {
     expect(planAs("[A-Z]+_RESUME").requiresNonAscii).toBe(false);
   });
 
-  it("gives up on rg's \\p{Greek}, which JavaScript rejects (it needs Script=)", () => {
-    expect(show(plan("\\p{Greek}", "u").query)).toBe("all");
-    expect(plan("\\p{Greek}", "u").prefilter).toBeUndefined();
+  it("reads rg's \\p{Greek} as translated (Script=Greek)", () => {
+    expect(show(planAs("\\p{Greek}").query)).toBe("all");
+    expect(planAs("\\p{Greek}").requiresNonAscii).toBe(true);
   });
 
-  it("-w -i: under `iu` an S may be U+017F, so the literal is cut around it", () => {
-    expect(show(planAs("PM_RESUME", { ignoreCase: true, word: true }).query)).toBe(
-      'and("pm_re", "ume")',
-    );
+  it("-i: under `iu` an S may be U+017F: the literal stays whole, and the plan says so", () => {
+    const folded = planAs("PM_RESUME", { ignoreCase: true, word: true });
+    expect(show(folded.query)).toBe('"pm_resume"');
+    expect(folded.foldsAside).toBe(true);
+    expect(planAs("PM_RESUME", { word: true }).foldsAside).toBe(false);
+    expect(planAs("PME_TURN_OFF", { ignoreCase: true }).foldsAside).toBe(false);
+    expect(plan("make", "i").foldsAside).toBe(false);
+    expect(plan("make", "iu").foldsAside).toBe(true);
   });
 });
 
@@ -155,12 +160,13 @@ describe("constructs", () => {
     // backreferences match unknown text
     ["(a)\\1bcd", "", '"bcd"'],
     ["(?<n>x)\\k<n>yz", "", "all"],
-    // case: folded to lower-case ASCII; `k`/`s` are not ASCII-only under `iu` (U+212A, U+017F)
+    // case: folded to lower-case ASCII; under `iu`, `k`/`s` also match U+212A and U+017F, which
+    // the literals leave aside (the plan says so: a text holding either is searched without)
     ["make", "i", '"make"'],
-    ["make", "iu", "all"],
-    ["kiss", "iu", "all"],
+    ["make", "iu", '"make"'],
+    ["kiss", "iu", '"kiss"'],
     ["(?:k|s)ab", "i", 'or("kab", "sab")'],
-    ["[K]abc", "iu", '"abc"'],
+    ["[K]abc", "iu", '"kabc"'],
     // non-ASCII: kept as written; dropped when folded; never U+FFFD or half a pair
     ["café", "", '"café"'],
     ["café", "i", '"caf"'],

@@ -14,6 +14,8 @@ import { parentPort } from "node:worker_threads";
 import {
   BINARY,
   type BuildJob,
+  FOLDED_ASIDE,
+  FOLDS_ASIDE,
   HAS_NUL,
   NON_ASCII,
   type SegmentData,
@@ -122,6 +124,12 @@ const KEPT_PAIRS = 1 << 22;
  */
 const DENSE_FROM = 4;
 const TWINNED_FROM = 16;
+
+/** FOLDS_ASIDE when `bytes[0, length)` holds U+017F or U+212A. */
+function foldsAside(bytes: Buffer, length: number): number {
+  const text = bytes.subarray(0, length);
+  return FOLDED_ASIDE.some((c) => text.includes(c)) ? FOLDS_ASIDE : 0;
+}
 
 /** Posting units a segment holds at most: their numbers are 16 bits. */
 const MAX_UNITS = 0x10000;
@@ -249,7 +257,8 @@ export function buildSegment(job: BuildJob): SegmentData {
     let fileFlags = nul === -1 ? 0 : HAS_NUL;
     const before = pairs;
     if (length <= SPLIT_AT || nul !== -1) {
-      if (indexUnit(bytes, 0, length, unit, touched)) fileFlags |= NON_ASCII;
+      if (indexUnit(bytes, 0, length, unit, touched))
+        fileFlags |= NON_ASCII | foldsAside(bytes, length);
       flags[file] = fileFlags;
       if (pairs > MAX_PAIRS) takeBack(file, unit, before);
       continue;
@@ -269,7 +278,7 @@ export function buildSegment(job: BuildJob): SegmentData {
       unitLines.push(line);
       fileUnits[file + 1] = u + 2;
     }
-    flags[file] = nonAscii ? NON_ASCII : 0;
+    flags[file] = nonAscii ? NON_ASCII | foldsAside(bytes, length) : 0;
     if (pairs > MAX_PAIRS) takeBack(file, unit, before);
   }
   const units = unitOffsets.length;

@@ -24,6 +24,21 @@ export const NON_ASCII = 2;
 export const UNINDEXED = 4;
 /** A NUL past the first 8 KiB: binary if it matches, so it is read whole, never in blocks. */
 export const HAS_NUL = 8;
+/**
+ * Holds U+017F or U+212A (`FOLDED_ASIDE`), which a case-insensitive Unicode search matches as
+ * `s` and `k`: the folded trigrams of a literal with either letter cannot rule it out.
+ */
+export const FOLDS_ASIDE = 16;
+
+/**
+ * The two characters that Unicode case folding (`iu`) maps to ASCII letters, U+017F LONG S to
+ * `s` and U+212A KELVIN SIGN to `k`, as UTF-8: the index and the byte search fold ASCII only,
+ * and a text holding either is searched without its folded literals.
+ */
+export const FOLDED_ASIDE: readonly Buffer[] = [
+  Buffer.from("\u017f", "utf8"),
+  Buffer.from("\u212a", "utf8"),
+];
 
 export interface SegmentData {
   readonly id: number;

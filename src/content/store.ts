@@ -11,7 +11,7 @@
  * old entry is left stale; a segment with nothing live left is dropped.
  */
 import { comparePaths, type TreeObserver } from "../live/tree.js";
-import { BINARY, NON_ASCII, type SegmentData, UNINDEXED } from "./format.js";
+import { BINARY, FOLDS_ASIDE, NON_ASCII, type SegmentData, UNINDEXED } from "./format.js";
 import { type LiteralKey, literalKeys } from "./trigrams.js";
 
 /** What a matching line must contain (the grep regex analysis's literal query). */
@@ -450,6 +450,11 @@ export class ContentIndex implements TreeObserver {
       readonly requiresNonAscii: boolean;
       /** The query's literals are to be found as written, not in any ASCII case. */
       readonly exactCase: boolean;
+      /**
+       * The folded literals hold `k` or `s` (RegexPlan's `foldsAside`): a file holding U+017F
+       * or U+212A is read, whole.
+       */
+      readonly foldsAside?: boolean | undefined;
       readonly maxFileSize: number;
       /** Large files may be read in blocks (no context lines, no multiline matches). */
       readonly blocks: boolean;
@@ -494,6 +499,10 @@ export class ContentIndex implements TreeObserver {
       }
       if (options.requiresNonAscii && !(flags & NON_ASCII)) {
         ruledOut++;
+        continue;
+      }
+      if (options.foldsAside && flags & FOLDS_ASIDE) {
+        read.push(i);
         continue;
       }
       let these = evaluated.get(segment.id);

@@ -46,6 +46,11 @@ export interface CompiledPattern {
    * but `\n`), before those are rewritten: what the literal analysis (`planRegex`) reads.
    */
   readonly planned: string;
+  /**
+   * The folded literal holds `k` or `s`, which `iu` also matches as U+212A and U+017F: a text
+   * holding either (`FOLDED_ASIDE`) is searched without the literal.
+   */
+  readonly foldsAside: boolean;
 }
 
 const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/]/g;
@@ -263,22 +268,6 @@ function withLineSemantics(source: string): string {
   return out;
 }
 
-/**
- * The lower-cased literal, or the longest part of it that ASCII folding finds wherever the regex
- * matches: with `u`, `/k/iu` also matches U+212A (Kelvin) and `/s/iu` U+017F (long s), which no
- * ASCII spelling finds, so those letters split it.
- */
-function foldableRun(literal: string, flags: string): string | undefined {
-  const lower = literal.toLowerCase();
-  if (!flags.includes("u")) return lower;
-  let best: string | undefined;
-  for (const run of lower.split(/[ks]/)) {
-    if (run !== "" && worthSearchingFor(run) && (best === undefined || run.length > best.length))
-      best = run;
-  }
-  return best;
-}
-
 /** Compiles a grep query; throws `INVALID_PATTERN` with the engine's reason. */
 export function compilePattern(pattern: string, options: PatternOptions): CompiledPattern {
   if (typeof pattern !== "string") {
@@ -341,12 +330,12 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
   // ASCII (folded by lower-casing bytes read as Latin-1).
   let literal = found !== undefined && worthSearchingFor(found) ? found : undefined;
   if (literal !== undefined && ignoreCase) {
-    literal = /^[\x20-\x7e\t]*$/.test(literal) ? foldableRun(literal, flags) : undefined;
+    literal = /^[\x20-\x7e\t]*$/.test(literal) ? literal.toLowerCase() : undefined;
   }
+  const foldsAside = ignoreCase && unicode && literal !== undefined && /[ks]/.test(literal);
   // A pattern of literal characters only (as written, or escaped), searched without word
   // bounds, within lines, and folded (if at all) as the ASCII folding above does.
-  // With `u`, folding is Unicode's: `k` is also U+212A, which no ASCII spelling finds, so the
-  // literal must be all of the pattern, folded.
+  // A text holding U+212A or U+017F (where `iu` folds) is searched without the literal.
   const exact =
     literal !== undefined &&
     found !== undefined &&
@@ -355,7 +344,15 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
     !options.multiline &&
     !found.includes("\n") &&
     !found.includes("\r") &&
-    (!unicode ||
-      (!/[^\x20-\x7e\t]/.test(found) && (!ignoreCase || literal === found.toLowerCase())));
-  return { source, flags, literal, exact, ignoreCase, multiline: options.multiline, planned };
+    (!unicode || !/[^\x20-\x7e\t]/.test(found));
+  return {
+    source,
+    flags,
+    literal,
+    exact,
+    ignoreCase,
+    multiline: options.multiline,
+    planned,
+    foldsAside,
+  };
 }

@@ -11,6 +11,7 @@ import {
   receiveMessageOnPort,
   workerData,
 } from "node:worker_threads";
+import { FOLDED_ASIDE } from "../../content/format.js";
 import {
   type EngineSettings,
   type FileOutcome,
@@ -42,6 +43,8 @@ export interface WorkerSettings {
   readonly source: string;
   readonly flags: string;
   readonly literal: string | undefined;
+  /** The literal holds `k` or `s` under `iu` (compilePattern's `foldsAside`). */
+  readonly foldsAside: boolean;
   readonly exact: boolean;
   readonly ignoreCase: boolean;
   readonly multiline: boolean;
@@ -218,7 +221,7 @@ function searchFile(
   branches: number | undefined,
 ): WorkerOutcome {
   const { settings } = serving;
-  const engine = branches === undefined ? serving.engine : engineFor(serving, branches);
+  let engine = branches === undefined ? serving.engine : engineFor(serving, branches);
   let fd: number;
   try {
     // A listed file was a file when the walk passed: a link there now is not followed. And a
@@ -235,6 +238,10 @@ function searchFile(
       if (stretches) outcome = searchStretches(fd, stretches, serving, engine);
       else {
         const file = read(fd, settings.maxFileSize);
+        // Its U+212A or U+017F match the literal's `k` or `s` under `iu`: no literal then.
+        if (serving.plain && Buffer.isBuffer(file) && FOLDED_ASIDE.some((c) => file.includes(c))) {
+          engine = serving.plain;
+        }
         outcome = Buffer.isBuffer(file) ? searchBuffer(file, engine) : file;
       }
     } catch (error) {
@@ -267,6 +274,11 @@ interface Prepared {
   readonly alternatives: readonly Finder[] | undefined;
   /** Engines looking for some of the alternatives only, by which (a bit each). */
   readonly narrowed: Map<number, EngineSettings>;
+  /**
+   * For a text holding U+212A or U+017F when the literals fold `k` or `s` (`foldsAside`): the
+   * engine without them. The content index reads such a file whole.
+   */
+  readonly plain: EngineSettings | undefined;
 }
 
 /**
@@ -321,24 +333,29 @@ function prepare(search: number, settings: WorkerSettings): Prepared {
         })
       : undefined;
   const { finder, alternatives } = findersFor(settings, plan);
+  const engine: EngineSettings = {
+    regex: new RegExp(settings.source, settings.flags),
+    finder,
+    prefilter: finder === undefined ? plan?.prefilter : undefined,
+    exact: settings.exact,
+    multiline: settings.multiline,
+    wholeText: !/\(\?<?[=!]/.test(settings.source),
+    before: settings.before,
+    after: settings.after,
+    maxCount: settings.maxCount,
+    mode: settings.mode,
+  };
+  const foldsAside = finder !== undefined && (settings.foldsAside || (plan?.foldsAside ?? false));
   return {
     search,
     settings,
     prefix: rootPrefix(settings.root),
     alternatives,
     narrowed: new Map(),
-    engine: {
-      regex: new RegExp(settings.source, settings.flags),
-      finder,
-      prefilter: finder === undefined ? plan?.prefilter : undefined,
-      exact: settings.exact,
-      multiline: settings.multiline,
-      wholeText: !/\(\?<?[=!]/.test(settings.source),
-      before: settings.before,
-      after: settings.after,
-      maxCount: settings.maxCount,
-      mode: settings.mode,
-    },
+    engine,
+    plain: foldsAside
+      ? { ...engine, finder: undefined, prefilter: undefined, exact: false }
+      : undefined,
   };
 }
 

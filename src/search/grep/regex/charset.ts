@@ -18,7 +18,9 @@ export interface CharSet {
   readonly nonAscii: boolean;
   /**
    * Every one-character string it matches, when known and at most MAX_MEMBERS; lower-cased,
-   * and then ASCII only, when case is ignored.
+   * and then ASCII only, when case is ignored. With `iu`, U+212A and U+017F are left aside:
+   * `k` and `s` are ASCII pairs here, and a text that holds either is searched without the
+   * literals these members make (`FOLDED_ASIDE`).
    */
   readonly members: readonly string[] | undefined;
 }
@@ -37,6 +39,9 @@ const NEWLINE = 10;
  * With `iu`, ECMAScript's simple case folding maps exactly two non-ASCII characters to ASCII
  * letters: U+212A KELVIN SIGN to `k` and U+017F LONG S to `s` (checked over every code point
  * in test/grep-regex-charset.test.ts). Without `u`, Canonicalize never crosses ASCII's border.
+ * The byte automaton counts them; the members (the literals) leave them aside, and a search
+ * reads a text that holds either of them without its literals (content/format.ts's
+ * `FOLDED_ASIDE`).
  */
 const FOLDS_FROM_NON_ASCII = "kKsS";
 
@@ -90,6 +95,8 @@ export class CharSets {
     const foldsIn = ignoreCase && unicode;
     let ascii: Uint8Array;
     let nonAscii: boolean;
+    // Whether it may match non-ASCII beyond the two characters folding to `k` and `s`.
+    let otherNonAscii: boolean | undefined;
     // Non-ASCII members, when they are known (undefined: unknown).
     let wide: string[] | undefined = [];
     switch (atom.kind) {
@@ -102,6 +109,7 @@ export class CharSets {
         } else {
           ascii = this.asciiOf(escaped);
         }
+        otherNonAscii = code >= 128;
         nonAscii =
           code >= 128 || (foldsIn && FOLDS_FROM_NON_ASCII.includes(String.fromCharCode(code)));
         if (code >= 128) wide = [unicode ? String.fromCodePoint(code) : String.fromCharCode(code)];
@@ -115,7 +123,8 @@ export class CharSets {
       case "escape":
         ascii = this.asciiOf(atom.source);
         nonAscii = escapeMayBeNonAscii(atom.letter, foldsIn);
-        if (nonAscii) wide = undefined;
+        otherNonAscii = escapeMayBeNonAscii(atom.letter, false);
+        if (otherNonAscii) wide = undefined;
         break;
       case "class": {
         ascii = this.asciiOf(atom.source);
@@ -139,6 +148,7 @@ export class CharSets {
             }
           }
         }
+        otherNonAscii = nonAscii;
         if (foldsIn && [...FOLDS_FROM_NON_ASCII].some((c) => ascii[c.charCodeAt(0)] === 1)) {
           nonAscii = true;
         }
@@ -147,7 +157,8 @@ export class CharSets {
     }
     let asciiCount = 0;
     for (const bit of ascii) asciiCount += bit;
-    return { ascii, asciiCount, nonAscii, members: membersOf(ascii, nonAscii, wide, ignoreCase) };
+    const forMembers = otherNonAscii ?? nonAscii;
+    return { ascii, asciiCount, nonAscii, members: membersOf(ascii, forMembers, wide, ignoreCase) };
   }
 }
 

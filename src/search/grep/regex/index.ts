@@ -53,6 +53,11 @@ export interface RegexPlan {
   readonly prefilter: LinePrefilter | undefined;
   /** Every matching line holds a non-ASCII character, so a byte of 0x80 or more. */
   readonly requiresNonAscii: boolean;
+  /**
+   * The folded literals (`iu`) hold `k` or `s`, which also match U+212A and U+017F: they say
+   * nothing of a text holding either (`FOLDED_ASIDE`), which must be searched without them.
+   */
+  readonly foldsAside: boolean;
 }
 
 /** A `required` literal shorter than this is not worth a byte search (pattern.ts's rule). */
@@ -65,7 +70,17 @@ function unknown(options: PlanOptions): RegexPlan {
     required: undefined,
     prefilter: undefined,
     requiresNonAscii: false,
+    foldsAside: false,
   };
+}
+
+/** Whether a literal of `query` holds one of `letters`. */
+function mentions(query: LiteralQuery, letters: RegExp): boolean {
+  if (query.kind === "literal") return letters.test(query.text);
+  if (query.kind === "and" || query.kind === "or") {
+    return query.of.some((part) => mentions(part, letters));
+  }
+  return false;
 }
 
 /**
@@ -122,6 +137,10 @@ export function planRegex(pattern: string, options: PlanOptions): RegexPlan {
           ? undefined
           : linePrefilter(root, sets, options.unicode),
       requiresNonAscii: !asciiPossible(root, sets),
+      foldsAside:
+        options.ignoreCase &&
+        options.unicode &&
+        (mentions(query, /[ks]/) || /[ks]/.test(required ?? "")),
     };
   } catch (error) {
     // RangeError: a pattern nested deeper than this parser's stack (V8's own goes deeper).
