@@ -125,6 +125,11 @@ describe("ASCII-only claims", () => {
     expect(folded.of(atomOf("é")).members).toBeUndefined();
     const foldedU = new CharSets({ ignoreCase: true, unicode: true, multiline: false });
     expect(foldedU.of(atomOf("[a-j]", true)).members).toHaveLength(10);
-    expect(foldedU.of(atomOf("[a-k]", true)).members).toBeUndefined();
+    // `k` also matches U+212A under `iu`: the set says so, and its members leave it aside
+    // (the search reads a text holding it without the literals, see grep-folds-aside.test.ts).
+    const withK = foldedU.of(atomOf("[a-k]", true));
+    expect(withK.nonAscii).toBe(true);
+    expect(withK.members).toHaveLength(11);
+    expect(foldedU.of(atomOf("[a-cé]", true)).members).toBeUndefined();
   });
 });
