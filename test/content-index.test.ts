@@ -48,6 +48,8 @@ beforeAll(() => {
   }
   writeFileSync(join(root, "big.h"), `${lines.join("\n")}\n`);
   writeFileSync(join(root, "binary.bin"), Buffer.from([0x50, 0x4d, 0, 1, 2, 3]));
+  // Unicode word characters before `Ah`, and a long s where -i reads `s`.
+  writeFileSync(join(root, "units.h"), "5\u00b5Ah\n3 \u03bcAh\nxAh\npm_re\u017fume\n");
   mkdirSync(join(root, "ignored"));
   writeFileSync(join(root, "ignored", "x.c"), "PM_RESUME\n");
 });
@@ -87,6 +89,10 @@ describe("the content index", () => {
       ["Pm_Resume|ERR_SYS|line one", {}],
       ["resume", { ignoreCase: true, outputMode: "count" }],
       ["no such text anywhere", {}],
+      // rg's Unicode \w: one of 63 trigrams, or a file with a non-ASCII byte.
+      ["\\wAh", {}],
+      ["(?-u)\\wAh", {}],
+      ["\\bµAh", {}],
     ];
     for (const [pattern, options] of cases) {
       const fast = await indexed(pattern, options);

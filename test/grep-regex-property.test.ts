@@ -218,6 +218,8 @@ function satisfies(q: LiteralQuery, bytes: Buffer): boolean {
       return q.of.every((sub) => satisfies(sub, bytes));
     case "or":
       return q.of.some((sub) => satisfies(sub, bytes));
+    case "nonAscii":
+      return bytes.some((b) => b >= 0x80);
   }
 }
 

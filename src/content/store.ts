@@ -19,7 +19,9 @@ export type CandidateQuery =
   | { readonly kind: "all" }
   | { readonly kind: "none" }
   | { readonly kind: "literal"; readonly text: string }
-  | { readonly kind: "and" | "or"; readonly of: readonly CandidateQuery[] };
+  | { readonly kind: "and" | "or"; readonly of: readonly CandidateQuery[] }
+  /** The file holds a non-ASCII byte (its NON_ASCII flag). */
+  | { readonly kind: "nonAscii" };
 
 export interface Consulted {
   /** Indexes (into the paths consulted) of the files to read: candidates, and those unvouched. */
@@ -133,6 +135,24 @@ export class Segment {
     }
   }
 
+  #nonAscii: Uint16Array | undefined;
+
+  /** The units of the files holding a non-ASCII byte (a copy: callers combine in place). */
+  #nonAsciiUnits(): Uint16Array {
+    if (!this.#nonAscii) {
+      const { data } = this;
+      const units = new Uint16Array(Math.ceil(data.units / 16));
+      for (let f = 0; f < data.count; f++) {
+        if (!((data.flags[f] as number) & NON_ASCII)) continue;
+        for (let u = data.fileUnits[f] as number; u < (data.fileUnits[f + 1] as number); u++) {
+          units[u >>> 4] = (units[u >>> 4] as number) | (1 << (u & 15));
+        }
+      }
+      this.#nonAscii = units;
+    }
+    return this.#nonAscii.slice();
+  }
+
   /**
    * The units holding every key (16 per word), with its follow bits where the posting keeps
    * them; undefined when one key is absent.
@@ -193,6 +213,8 @@ export class Segment {
         return true;
       case "none":
         return new Uint16Array(words);
+      case "nonAscii":
+        return this.#nonAsciiUnits();
       case "literal": {
         const keys = literalKeys(query.text, exactCase);
         if (keys.length === 0) return true;

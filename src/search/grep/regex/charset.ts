@@ -29,6 +29,11 @@ export interface CharSetFlags {
   readonly ignoreCase: boolean;
   readonly unicode: boolean;
   readonly multiline: boolean;
+  /**
+   * The members (the literals) are the ASCII ones only: for the plan of the matches that are
+   * all ASCII (planRegex's ASCII branch).
+   */
+  readonly asciiOnly?: boolean | undefined;
 }
 
 /** Classes up to this size are expanded into their characters (`\w` has 63). */
@@ -157,8 +162,9 @@ export class CharSets {
     }
     let asciiCount = 0;
     for (const bit of ascii) asciiCount += bit;
-    const forMembers = otherNonAscii ?? nonAscii;
-    return { ascii, asciiCount, nonAscii, members: membersOf(ascii, forMembers, wide, ignoreCase) };
+    const forMembers = this.flags.asciiOnly ? false : (otherNonAscii ?? nonAscii);
+    const members = membersOf(ascii, forMembers, this.flags.asciiOnly ? [] : wide, ignoreCase);
+    return { ascii, asciiCount, nonAscii, members };
   }
 }
 

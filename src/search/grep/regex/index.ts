@@ -74,6 +74,23 @@ function unknown(options: PlanOptions): RegexPlan {
   };
 }
 
+/**
+ * `query`, narrowed where non-ASCII characters made it vague: a match is either all ASCII, and
+ * then holds what the regex read as ASCII requires (`\\wAh`: one of 63 trigrams, where rg's
+ * Unicode `\\w` alone allows any `?Ah`), or it holds a non-ASCII character, and then `query`.
+ */
+function withAsciiBranch(query: LiteralQuery, root: Node, options: PlanOptions): LiteralQuery {
+  if (!options.unicode || query.kind === "none") return query;
+  const ascii = literalQuery(root, new CharSets({ ...options, asciiOnly: true }));
+  if (ascii.kind === "all" || JSON.stringify(ascii) === JSON.stringify(query)) return query;
+  // No match is all ASCII: `requiresNonAscii` says so already.
+  if (ascii.kind === "none") return query;
+  const nonAscii: LiteralQuery = { kind: "nonAscii" };
+  const other: LiteralQuery =
+    query.kind === "all" ? nonAscii : { kind: "and", of: [nonAscii, query] };
+  return { kind: "or", of: [...(ascii.kind === "or" ? ascii.of : [ascii]), other] };
+}
+
 /** Whether a literal of `query` holds one of `letters`. */
 function mentions(query: LiteralQuery, letters: RegExp): boolean {
   if (query.kind === "literal") return letters.test(query.text);
@@ -125,7 +142,7 @@ export function planRegex(pattern: string, options: PlanOptions): RegexPlan {
       : parseRegex(pattern, options.unicode);
     if (!options.fixedStrings && !sameGroups(pattern, flags)) return unknown(options);
     const sets = new CharSets(options);
-    const query = literalQuery(root, sets);
+    const query = withAsciiBranch(literalQuery(root, sets), root, options);
     const found = requiredText(query);
     const required = found !== undefined && found.length >= MIN_REQUIRED ? found : undefined;
     return {

@@ -18,7 +18,12 @@ export type LiteralQuery =
   /** The text contains `text`. */
   | { readonly kind: "literal"; readonly text: string }
   | { readonly kind: "and"; readonly of: readonly LiteralQuery[] }
-  | { readonly kind: "or"; readonly of: readonly LiteralQuery[] };
+  | { readonly kind: "or"; readonly of: readonly LiteralQuery[] }
+  /**
+   * The text holds a non-ASCII character (planRegex's branch for the matches its literals,
+   * read as ASCII, say nothing of).
+   */
+  | { readonly kind: "nonAscii" };
 
 export const ALL: LiteralQuery = { kind: "all" };
 const NONE: LiteralQuery = { kind: "none" };
@@ -58,6 +63,7 @@ function implies(q: LiteralQuery, r: LiteralQuery): boolean {
   if (r.kind === "and") return r.of.every((sub) => implies(q, sub));
   if (q.kind === "or") return q.of.every((sub) => implies(sub, r));
   if (q.kind === "and") return q.of.some((sub) => implies(sub, r));
+  if (q.kind === "nonAscii" || r.kind === "nonAscii") return q.kind === r.kind;
   if (r.kind === "literal") return q.text.includes(r.text);
   return r.of.some((sub) => implies(q, sub));
 }
