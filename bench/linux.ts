@@ -54,35 +54,18 @@ interface Row {
   readonly word: boolean;
   /** The pattern has a literal every match contains (the issue's "literal-bearing" rows). */
   readonly literal: boolean;
-  /**
-   * rg's form whose output freshfs's is compared with, when not the pattern itself: rg is
-   * Unicode-aware (`\w`), freshfs not yet, so until it is, rg's ASCII `(?-u)` form.
-   */
-  readonly reference?: string;
-  /**
-   * freshfs's spelling of the pattern, when it rejects rg's: JavaScript names a script only as
-   * `\p{Script=...}`. rg has no ASCII form of a script class (`(?-u)\p{Greek}` is an error), so
-   * this row compares two Unicode-aware searches with rg's own pattern.
-   */
-  readonly jsSpelling?: string;
 }
 
 const ALTERNATION = "ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT";
 const NO_LITERAL = "\\w{5}\\s+\\w{5}\\s+\\w{5}\\s+\\w{5}\\s+\\w{5}";
 
-function row(
-  pattern: string,
-  flag: "" | "-i" | "-w",
-  extra: Partial<Pick<Row, "reference" | "jsSpelling">> & { literal?: boolean } = {},
-): Row {
+function row(pattern: string, flag: "" | "-i" | "-w", extra: { literal?: boolean } = {}): Row {
   return {
     label: flag === "" ? pattern : `${flag} ${pattern}`,
     pattern,
     ignoreCase: flag === "-i",
     word: flag === "-w",
     literal: extra.literal ?? true,
-    ...(extra.reference === undefined ? {} : { reference: extra.reference }),
-    ...(extra.jsSpelling === undefined ? {} : { jsSpelling: extra.jsSpelling }),
   };
 }
 
@@ -92,9 +75,9 @@ const ROWS: readonly Row[] = [
   row("PM_RESUME", "-i"),
   row("[A-Z]+_RESUME", ""),
   row("PM_RESUME", "-w"),
-  row("\\p{Greek}", "", { literal: false, jsSpelling: "\\p{Script=Greek}" }),
-  row("\\wAh", "", { reference: "(?-u)\\wAh" }),
-  row(NO_LITERAL, "", { literal: false, reference: `(?-u)${NO_LITERAL}` }),
+  row("\\p{Greek}", "", { literal: false }),
+  row("\\wAh", ""),
+  row(NO_LITERAL, "", { literal: false }),
   row(ALTERNATION, ""),
   row(ALTERNATION, "-i"),
 ];
@@ -612,16 +595,12 @@ async function measureEdits(root: string, warm: lib.GrepOptions): Promise<EditRe
 
 interface RowResult {
   readonly row: Row;
-  /** What freshfs was given; undefined: it rejects the pattern and has no other spelling. */
-  readonly ours: string | undefined;
-  /** Why freshfs rejected rg's spelling. */
+  /** Why freshfs rejected the pattern (then only rg is measured). */
   readonly rejected: string | undefined;
   readonly timing: Partial<Record<Way | "rg", Timing>>;
   /** Peak RSS over the row's runs (warm-up included), KiB. */
   readonly peakKb: Partial<Record<"cli" | "rg", number>>;
   readonly checks: Partial<Record<Way, Check>>;
-  /** Lines rg's Unicode-aware pattern finds beyond (or short of) its `(?-u)` form. */
-  readonly unicodeOnly: { readonly more: number; readonly fewer: number } | undefined;
   readonly freshness: string | undefined;
   readonly filesSearched: number | undefined;
   /** Files the last warm run read (the rest the content index ruled out). */
@@ -699,12 +678,10 @@ async function measure(
     edits,
     rows: results.map((r) => ({
       label: r.row.label,
-      freshfsPattern: r.ours,
       rejected: r.rejected,
       microseconds: r.timing,
       peakKb: r.peakKb,
       checks: r.checks,
-      unicodeOnly: r.unicodeOnly,
       freshness: r.freshness,
       filesSearched: r.filesSearched,
       warmFilesRead: r.warmFilesRead,
@@ -787,12 +764,7 @@ interface RowSetup {
 
 async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowResult> {
   const rejected = await rejection(row.pattern, row);
-  const ours =
-    rejected === undefined
-      ? row.pattern
-      : row.jsSpelling !== undefined && (await rejection(row.jsSpelling, row)) === undefined
-        ? row.jsSpelling
-        : undefined;
+  const ours = rejected === undefined ? row.pattern : undefined;
   if (rejected !== undefined) progress(`freshfs rejects ${row.pattern}: ${rejected}`);
   const flagged = { ignoreCase: row.ignoreCase, word: row.word };
   const last: { rg?: ProcessRun; cli?: ProcessRun; cold?: lib.GrepResult; warm?: lib.GrepResult } =
@@ -826,12 +798,10 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
     progress(`${row.label}: not measured: ${message}`);
     return {
       row,
-      ours,
       rejected,
       timing: {},
       peakKb: {},
       checks: {},
-      unicodeOnly: undefined,
       freshness: undefined,
       filesSearched: undefined,
       warmFilesRead: undefined,
@@ -840,19 +810,8 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
   }
 
   const checks: Partial<Record<Way, Check>> = {};
-  let unicodeOnly: RowResult["unicodeOnly"];
   if (rg !== undefined && last.rg !== undefined) {
-    const printed = printedLines(last.rg.stdout);
-    let reference = printed;
-    if (row.reference !== undefined) {
-      reference = printedLines(
-        (await runProcess(rg, rgArgs(row.reference, row), root, undefined)).stdout,
-      );
-      unicodeOnly = {
-        more: [...printed].filter((line) => !reference.has(line)).length,
-        fewer: [...reference].filter((line) => !printed.has(line)).length,
-      };
-    }
+    const reference = printedLines(last.rg.stdout);
     const where = (way: Way) => `${row.label}, ${WAY_NAMES[way]}`;
     if (last.cli) {
       checks.cli = compare(
@@ -887,12 +846,10 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
   if (cliPeak !== undefined) peakKb.cli = cliPeak;
   return {
     row,
-    ours,
     rejected,
     timing,
     peakKb,
     checks,
-    unicodeOnly,
     freshness: last.warm?.freshness,
     filesSearched: last.cold?.filesSearched,
     warmFilesRead: last.warm?.filesRead,
@@ -916,10 +873,8 @@ every call, as the first grep of a tree in a long-lived process); **library warm
 with \`cache: true, watch: true\`, the live tree, warmed up before it is timed (and the content
 index waited for). rg and the three ways are run interleaved run by run
 (one untimed warm-up each first); the figures are medians. Output: each way's matching lines, as
-\`path:line:text\` sets, against rg's. rg is Unicode-aware where freshfs is not yet: the \`\\w\`
-rows are compared with rg's \`(?-u)\` (ASCII) form, while rg is timed on its own pattern; rg has no
-ASCII form of \`\\p{Greek}\`, so that row is compared with rg's own answer, freshfs given the pattern
-in JavaScript's spelling if it rejects rg's. After the warm runs: what the content index holds
+\`path:line:text\` sets, against rg's, every way given rg's own pattern (freshfs reads rg's regex
+syntax, Unicode \`\\w\` and \`\\p{Greek}\` included). After the warm runs: what the content index holds
 (\`contentIndexStats\`), then the cost of one changed file: the first \`.c\` file of at most 64 KiB
 under \`drivers/\` (in name order) rewritten with \`writeFileSync\` (its bytes and a line with a token
 no other file holds), then the warm grep for that token, which must find that file and no other,
@@ -961,20 +916,16 @@ function shownRatio(x: number | undefined, faster: boolean): string {
 
 function outputCell(result: RowResult): string {
   if (result.error !== undefined) return "not measured";
-  if (result.ours === undefined) return "rejected";
+  if (result.rejected !== undefined) return "rejected";
   if (Object.keys(result.checks).length === 0) return "not compared (no rg)";
   const verdicts = WAYS.map((way) => verdict(result.checks[way]));
-  const against = result.row.reference === undefined ? "" : ` (vs rg's \`(?-u)\` form)`;
-  if (verdicts.every((v) => v === verdicts[0])) return `${verdicts[0]}${against}`;
-  return `${WAYS.map((way, i) => `${WAY_NAMES[way]}: ${verdicts[i]}`).join("; ")}${against}`;
+  if (verdicts.every((v) => v === verdicts[0])) return verdicts[0] as string;
+  return WAYS.map((way, i) => `${WAY_NAMES[way]}: ${verdicts[i]}`).join("; ");
 }
 
 function patternCell(result: RowResult): string {
   const label = `\`${result.row.label}\``;
-  if (result.rejected === undefined) return label;
-  return result.ours === undefined
-    ? `${label} (freshfs rejects it)`
-    : `${label} (rejected; freshfs given \`${result.ours}\`)`;
+  return result.rejected === undefined ? label : `${label} (freshfs rejects it)`;
 }
 
 function report(results: readonly RowResult[], context: ReportContext): SuiteResult {
@@ -1014,13 +965,8 @@ function report(results: readonly RowResult[], context: ReportContext): SuiteRes
     );
   }
   for (const result of results) {
-    if (result.unicodeOnly && (result.unicodeOnly.more > 0 || result.unicodeOnly.fewer > 0)) {
-      notes.push(
-        `\`${result.row.label}\`: rg's Unicode-aware pattern finds ${result.unicodeOnly.more} line(s) its \`(?-u)\` form does not${result.unicodeOnly.fewer > 0 ? ` (and misses ${result.unicodeOnly.fewer})` : ""}: what freshfs will owe once its \`\\w\` is Unicode's.`,
-      );
-    }
     if (result.rejected !== undefined) {
-      notes.push(`\`${result.row.label}\`: freshfs rejects rg's spelling: ${result.rejected}`);
+      notes.push(`\`${result.row.label}\`: freshfs rejects it: ${result.rejected}`);
     }
     if (result.error !== undefined)
       notes.push(`\`${result.row.label}\`: not measured: ${result.error}`);
