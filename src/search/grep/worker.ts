@@ -239,7 +239,7 @@ function searchFile(
       else {
         const file = read(fd, settings.maxFileSize);
         // Its U+212A or U+017F match the literal's `k` or `s` under `iu`: no literal then.
-        if (serving.plain && Buffer.isBuffer(file) && FOLDED_ASIDE.some((c) => file.includes(c))) {
+        if (serving.plain && Buffer.isBuffer(file) && serving.aside.some((c) => file.includes(c))) {
           engine = serving.plain;
         }
         outcome = Buffer.isBuffer(file) ? searchBuffer(file, engine) : file;
@@ -279,6 +279,8 @@ interface Prepared {
    * engine without them. The content index reads such a file whole.
    */
   readonly plain: EngineSettings | undefined;
+  /** Which of FOLDED_ASIDE a text is looked through for (then searched with `plain`). */
+  readonly aside: readonly Buffer[];
 }
 
 /**
@@ -308,19 +310,32 @@ let prepared: Prepared | undefined;
 function findersFor(
   settings: WorkerSettings,
   plan: RegexPlan | undefined,
-): { finder: Finder | undefined; alternatives: readonly Finder[] | undefined } {
+): {
+  finder: Finder | undefined;
+  alternatives: readonly Finder[] | undefined;
+  /** What the finders look for. */
+  texts: readonly string[];
+} {
   const finderOf = (literal: string) =>
     settings.ignoreCase ? foldedFinder(literal) : exactFinder(Buffer.from(literal, "utf8"));
   if (settings.literal !== undefined) {
-    return { finder: finderOf(settings.literal), alternatives: undefined };
+    return {
+      finder: finderOf(settings.literal),
+      alternatives: undefined,
+      texts: [settings.literal],
+    };
   }
   const query = plan?.query;
   if (query?.kind === "or" && query.of.every((item) => item.kind === "literal")) {
-    const alternatives = query.of.map((item) => finderOf((item as { text: string }).text));
-    return { finder: anyFinder(alternatives), alternatives };
+    const texts = query.of.map((item) => (item as { text: string }).text);
+    const alternatives = texts.map(finderOf);
+    return { finder: anyFinder(alternatives), alternatives, texts };
   }
-  return { finder: undefined, alternatives: undefined };
+  return { finder: undefined, alternatives: undefined, texts: [] };
 }
+
+/** U+017F folds to `s` and U+212A to `k` (FOLDED_ASIDE's order). */
+const ASIDE_LETTERS = ["s", "k"];
 
 function prepare(search: number, settings: WorkerSettings): Prepared {
   const plan =
@@ -332,7 +347,7 @@ function prepare(search: number, settings: WorkerSettings): Prepared {
           multiline: false,
         })
       : undefined;
-  const { finder, alternatives } = findersFor(settings, plan);
+  const { finder, alternatives, texts } = findersFor(settings, plan);
   const engine: EngineSettings = {
     regex: new RegExp(settings.source, settings.flags),
     finder,
@@ -345,7 +360,13 @@ function prepare(search: number, settings: WorkerSettings): Prepared {
     maxCount: settings.maxCount,
     mode: settings.mode,
   };
-  const foldsAside = finder !== undefined && (settings.foldsAside || (plan?.foldsAside ?? false));
+  // Of the two characters, those that fold to a letter the finders look for (one pass each).
+  const aside =
+    finder !== undefined && (settings.foldsAside || (plan?.foldsAside ?? false))
+      ? FOLDED_ASIDE.filter((_, i) =>
+          texts.some((text) => text.includes(ASIDE_LETTERS[i] as string)),
+        )
+      : [];
   return {
     search,
     settings,
@@ -353,9 +374,11 @@ function prepare(search: number, settings: WorkerSettings): Prepared {
     alternatives,
     narrowed: new Map(),
     engine,
-    plain: foldsAside
-      ? { ...engine, finder: undefined, prefilter: undefined, exact: false }
-      : undefined,
+    aside,
+    plain:
+      aside.length > 0
+        ? { ...engine, finder: undefined, prefilter: undefined, exact: false }
+        : undefined,
   };
 }
 
