@@ -287,6 +287,25 @@ class Parser {
     return syntaxError(this.#pattern, from, to, message);
   }
 
+  #incomplete(start: number): FreshfsError {
+    return this.#error(
+      start,
+      this.#at,
+      "incomplete escape sequence, reached end of pattern prematurely",
+    );
+  }
+
+  /** What stands between the `{` here and its `}` (both passed), for the escape at `start`. */
+  #braced(start: number): string {
+    this.#at++;
+    const from = this.#at;
+    while (this.#peek() !== undefined && this.#peek() !== "}") this.#at++;
+    if (this.#peek() === undefined) throw this.#incomplete(start);
+    const inside = this.#chars.slice(from, this.#at).join("");
+    this.#at++;
+    return inside;
+  }
+
   #peek(offset = 0): string | undefined {
     return this.#chars[this.#at + offset];
   }
@@ -518,11 +537,7 @@ class Parser {
   #escape(start: number, flags: Flags): RNode {
     const c = this.#peek();
     if (c === undefined) {
-      throw this.#error(
-        start,
-        this.#at,
-        "incomplete escape sequence, reached end of pattern prematurely",
-      );
+      throw this.#incomplete(start);
     }
     this.#at++;
     switch (c) {
@@ -552,27 +567,11 @@ class Parser {
     if (c !== "p" && c !== "P") return undefined;
     if (!flags.u) throw this.#error(start, this.#at, "Unicode not allowed here");
     let raw: string;
-    if (this.#peek() === "{") {
-      this.#at++;
-      const from = this.#at;
-      while (this.#peek() !== undefined && this.#peek() !== "}") this.#at++;
-      if (this.#peek() === undefined) {
-        throw this.#error(
-          start,
-          this.#at,
-          "incomplete escape sequence, reached end of pattern prematurely",
-        );
-      }
-      raw = this.#chars.slice(from, this.#at).join("");
-      this.#at++;
-    } else {
+    if (this.#peek() === "{") raw = this.#braced(start);
+    else {
       const letter = this.#peek();
       if (letter === undefined) {
-        throw this.#error(
-          start,
-          this.#at,
-          "incomplete escape sequence, reached end of pattern prematurely",
-        );
+        throw this.#incomplete(start);
       }
       this.#at++;
       raw = letter;
@@ -603,18 +602,7 @@ class Parser {
       const digits = c === "x" ? 2 : c === "u" ? 4 : 8;
       let hex: string;
       if (this.#peek() === "{") {
-        this.#at++;
-        const from = this.#at;
-        while (this.#peek() !== undefined && this.#peek() !== "}") this.#at++;
-        if (this.#peek() === undefined) {
-          throw this.#error(
-            start,
-            this.#at,
-            "incomplete escape sequence, reached end of pattern prematurely",
-          );
-        }
-        hex = this.#chars.slice(from, this.#at).join("");
-        this.#at++;
+        hex = this.#braced(start);
         if (hex === "") throw this.#error(start, this.#at, "hexadecimal literal empty");
         if (!HEX.test(hex)) throw this.#error(start, this.#at, "invalid hexadecimal digit");
       } else {
@@ -622,11 +610,7 @@ class Parser {
         for (let k = 0; k < digits; k++) {
           const d = this.#peek();
           if (d === undefined) {
-            throw this.#error(
-              start,
-              this.#at,
-              "incomplete escape sequence, reached end of pattern prematurely",
-            );
+            throw this.#incomplete(start);
           }
           if (!HEX.test(d)) throw this.#error(this.#at, this.#at + 1, "invalid hexadecimal digit");
           this.#at++;
@@ -779,11 +763,7 @@ class Parser {
     }
     const e = this.#peek();
     if (e === undefined) {
-      throw this.#error(
-        start,
-        this.#at,
-        "incomplete escape sequence, reached end of pattern prematurely",
-      );
+      throw this.#incomplete(start);
     }
     this.#at++;
     const set = this.#classEscape(start, e, flags);
