@@ -38,6 +38,7 @@ const LINES = [
   "",
   "   leading spaces",
   "x{2,3} literal braces",
+  "only \u212a and \u017f here",
 ];
 
 /** Where freshfs refuses what rg answers, and why (README, "Regex syntax"). */
@@ -356,6 +357,9 @@ describe("rg's regex syntax, against rg", () => {
       ["\\w+", ["-w"], { word: true }],
       ["a.b", ["-F"], { fixedStrings: true }],
       ["(?i)", ["-F"], { fixedStrings: true }],
+      ["K", ["-F", "-i"], { fixedStrings: true, ignoreCase: true }],
+      ["long S", ["-F", "-i"], { fixedStrings: true, ignoreCase: true }],
+      ["foo", ["-F", "-w"], { fixedStrings: true, word: true }],
     ];
     const disagreements: string[] = [];
     for (const [pattern, flags, options] of cases) {

@@ -2,7 +2,7 @@
  * A grep query, compiled: the JavaScript RegExp that finds matches, and the literal that every
  * match must contain, searched first on the raw bytes so that files and lines without it are
  * never decoded (V8's regex engine backtracks; the literal keeps it off long lines that cannot
- * match). Pure; depends on `errors`.
+ * match). Pure; depends on `errors` and `regex/rust` (rg's syntax).
  */
 import { FreshfsError, quoted } from "../../errors.js";
 import { lineBreakError, translateRust, UNICODE_WORD } from "./regex/rust.js";
@@ -280,7 +280,9 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
   ) {
     throw lineBreakError(pattern);
   }
-  const rust = !options.fixedStrings && (options.syntax ?? "rust") === "rust";
+  // rg's semantics (Unicode folding and word characters), for its regexes and its -F alike.
+  const rg = (options.syntax ?? "rust") === "rust";
+  const rust = rg && !options.fixedStrings;
   let planned = pattern;
   let ignoreCase: boolean;
   if (rust) {
@@ -293,8 +295,8 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
   }
   const base = options.fixedStrings ? escapeRegex(pattern) : withLineSemantics(planned);
   let source = base;
-  let unicode = rust || /\\[pP]\{|\\u\{/.test(base);
-  if (options.word && rust) {
+  let unicode = rg || /\\[pP]\{|\\u\{/.test(base);
+  if (options.word && rg) {
     // A word is bounded by what is not a word character (rg's Unicode `\w`), or by the line's
     // ends (rg's -w), written with lookarounds so the match itself is the word.
     source = `(?<![${UNICODE_WORD}])(?:${base})(?![${UNICODE_WORD}])`;
