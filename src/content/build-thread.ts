@@ -128,7 +128,7 @@ const TWINNED_FROM = 16;
 /** FOLDS_ASIDE when `bytes[0, length)` holds U+017F or U+212A. */
 function foldsAside(bytes: Buffer, length: number): number {
   const text = bytes.subarray(0, length);
-  return FOLDED_ASIDE.some((c) => text.includes(c)) ? FOLDS_ASIDE : 0;
+  return FOLDED_ASIDE.some(({ bytes: c }) => text.includes(c)) ? FOLDS_ASIDE : 0;
 }
 
 /** Posting units a segment holds at most: their numbers are 16 bits. */

@@ -35,9 +35,9 @@ export const FOLDS_ASIDE = 16;
  * `s` and U+212A KELVIN SIGN to `k`, as UTF-8: the index and the byte search fold ASCII only,
  * and a text holding either is searched without its folded literals.
  */
-export const FOLDED_ASIDE: readonly Buffer[] = [
-  Buffer.from("\u017f", "utf8"),
-  Buffer.from("\u212a", "utf8"),
+export const FOLDED_ASIDE: readonly { readonly letter: string; readonly bytes: Buffer }[] = [
+  { letter: "s", bytes: Buffer.from("\u017f", "utf8") },
+  { letter: "k", bytes: Buffer.from("\u212a", "utf8") },
 ];
 
 export interface SegmentData {

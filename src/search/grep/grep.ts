@@ -919,7 +919,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     const consulted = index.consult(candidates, plan.query, {
       requiresNonAscii: plan.requiresNonAscii,
       exactCase: !plan.folded,
-      foldsAside: plan.foldsAside || compiled.foldsAside,
+      foldsAside: plan.foldsAside,
       maxFileSize,
       // Blocks hold whole lines: a match within a line is within one (context is not).
       blocks: !compiled.multiline && (mode !== "content" || (before === 0 && after === 0)),

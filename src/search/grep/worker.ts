@@ -334,9 +334,6 @@ function findersFor(
   return { finder: undefined, alternatives: undefined, texts: [] };
 }
 
-/** U+017F folds to `s` and U+212A to `k` (FOLDED_ASIDE's order). */
-const ASIDE_LETTERS = ["s", "k"];
-
 function prepare(search: number, settings: WorkerSettings): Prepared {
   const plan =
     settings.literal === undefined && !settings.multiline
@@ -363,8 +360,8 @@ function prepare(search: number, settings: WorkerSettings): Prepared {
   // Of the two characters, those that fold to a letter the finders look for (one pass each).
   const aside =
     finder !== undefined && (settings.foldsAside || (plan?.foldsAside ?? false))
-      ? FOLDED_ASIDE.filter((_, i) =>
-          texts.some((text) => text.includes(ASIDE_LETTERS[i] as string)),
+      ? FOLDED_ASIDE.filter(({ letter }) => texts.some((text) => text.includes(letter))).map(
+          ({ bytes }) => bytes,
         )
       : [];
   return {

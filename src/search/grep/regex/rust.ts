@@ -795,26 +795,27 @@ function concat(items: RNode[]): RNode {
   return items.length === 1 ? (items[0] as RNode) : { t: "concat", items };
 }
 
-/** Whether a literal or class can match a character that has a case (folding changes it). */
+/** Whether a character has a case (folding changes it). */
+function hasCase(cp: number): boolean {
+  const char = String.fromCodePoint(cp);
+  return char.toLowerCase() !== char.toUpperCase();
+}
+
+/** Whether a literal or class can match a character that has a case. */
 function cased(node: RNode): boolean {
-  if (node.t === "lit") {
-    const char = String.fromCodePoint(node.cp);
-    return char.toLowerCase() !== char.toUpperCase();
-  }
+  if (node.t === "lit") return hasCase(node.cp);
   if (node.t !== "class") return false;
   const anyCased = (set: ClassExpr): boolean => {
     switch (set.t) {
       case "perl":
         return set.kind === "w";
       case "ranges":
-        return set.ranges.some(
-          ([from, to]) =>
-            to - from > 0x7f ||
-            cased({ t: "lit", cp: from, fold: false }) ||
-            cased({ t: "lit", cp: to, fold: false }) ||
-            (from <= 0x5a && to >= 0x41) ||
-            (from <= 0x7a && to >= 0x61),
-        );
+        // A wide range is taken to hold one; a narrow one is looked through.
+        return set.ranges.some(([from, to]) => {
+          if (to - from > 0x7f) return true;
+          for (let cp = from; cp <= to; cp++) if (hasCase(cp)) return true;
+          return false;
+        });
       case "prop":
         return true;
       case "union":
@@ -854,22 +855,16 @@ function literalsAndClasses(node: RNode, out: { folded: number; plain: number })
 export const UNICODE_WORD = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}";
 const ASCII_WORD = "0-9A-Za-z_";
 
-/** A code point written for a JavaScript class body (`u` flag). */
-function classChar(cp: number): string {
+/**
+ * A code point written for JavaScript (`u` flag): controls as `\\u{..}`, and every syntax
+ * character escaped; `-` too in a class (outside one, `\\-` is a syntax error under `u`).
+ */
+function jsChar(cp: number, inClass = false): string {
   if (cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp < 0xa0) || cp === 0x2028 || cp === 0x2029) {
     return `\\u{${cp.toString(16)}}`;
   }
   const char = String.fromCodePoint(cp);
-  return "\\]-^[{}()|/.*+?$".includes(char) ? `\\${char}` : char;
-}
-
-/** A code point written as a JavaScript literal outside classes (`u` flag). */
-function literalChar(cp: number): string {
-  if (cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp < 0xa0) || cp === 0x2028 || cp === 0x2029) {
-    return `\\u{${cp.toString(16)}}`;
-  }
-  const char = String.fromCodePoint(cp);
-  return "\\^$.*+?()[]{}|/".includes(char) ? `\\${char}` : char;
+  return "\\^$.*+?()[]{}|/".includes(char) || (inClass && char === "-") ? `\\${char}` : char;
 }
 
 /** Case folding's orbits (simple case folding, as V8's `iu` applies it), built on first use. */
@@ -910,7 +905,7 @@ function caseOrbits(): Map<number, readonly number[]> {
     // Kept where V8's case-insensitive matching agrees: simple case folding, not the full
     // mappings that may have joined them.
     for (const cp of group) {
-      const probe = new RegExp(literalChar(cp), "iu");
+      const probe = new RegExp(jsChar(cp), "iu");
       const same = group.filter((other) => probe.test(String.fromCodePoint(other)));
       if (same.length > 1) orbits.set(cp, same);
     }
@@ -932,7 +927,7 @@ class ClassWriter {
       case "ranges": {
         let body = set.ranges
           .map(([from, to]) =>
-            from === to ? classChar(from) : `${classChar(from)}-${classChar(to)}`,
+            from === to ? jsChar(from, true) : `${jsChar(from, true)}-${jsChar(to, true)}`,
           )
           .join("");
         if (this.#fold) body += this.#foldExtra(`[${body}]`);
@@ -963,7 +958,7 @@ class ClassWriter {
     let extra = "";
     for (const [cp, orbit] of caseOrbits()) {
       if (test.test(String.fromCodePoint(cp))) continue;
-      if (orbit.some((other) => test.test(String.fromCodePoint(other)))) extra += classChar(cp);
+      if (orbit.some((other) => test.test(String.fromCodePoint(other)))) extra += jsChar(cp, true);
     }
     return extra;
   }
@@ -1011,17 +1006,11 @@ function wordy(node: RNode, side: "first" | "last", unicode: boolean): boolean {
       if (set.t === "perl")
         return (set.kind === "w" || set.kind === "d") && (unicode || !set.unicode);
       // ASCII word ranges only (case folding keeps a letter a letter).
-      const ascii = (ranges: readonly (readonly [number, number])[]) =>
-        ranges.every(([from, to]) =>
-          [
-            [0x30, 0x39],
-            [0x41, 0x5a],
-            [0x5f, 0x5f],
-            [0x61, 0x7a],
-          ].some(([lo, hi]) => from >= (lo as number) && to <= (hi as number)),
-        );
-      if (set.t === "ranges") return ascii(set.ranges);
-      return false;
+      const word = POSIX.word as readonly (readonly [number, number])[];
+      return (
+        set.t === "ranges" &&
+        set.ranges.every(([from, to]) => word.some(([lo, hi]) => from >= lo && to <= hi))
+      );
     }
     case "repeat":
       return node.min >= 1 && wordy(node.item, side, unicode);
@@ -1045,9 +1034,9 @@ function write(node: RNode, options: { byHand: boolean; multiline: boolean }): s
     case "empty":
       return "";
     case "lit": {
-      if (!options.byHand || !node.fold) return literalChar(node.cp);
+      if (!options.byHand || !node.fold) return jsChar(node.cp);
       const orbit = caseOrbits().get(node.cp);
-      return orbit ? `[${orbit.map(classChar).join("")}]` : literalChar(node.cp);
+      return orbit ? `[${orbit.map((cp) => jsChar(cp, true)).join("")}]` : jsChar(node.cp);
     }
     case "dot":
       // compilePattern reads `.` as any character but `\n`.
@@ -1115,10 +1104,14 @@ function write(node: RNode, options: { byHand: boolean; multiline: boolean }): s
 
 /** Parses `pattern` as rg does and writes it as compilePattern's JavaScript. */
 export function translateRust(pattern: string, options: RustOptions): RustTranslation {
-  const probe = new Parser(pattern, !options.multiline);
   const base: Flags = { i: false, m: true, s: false, U: false, u: true, x: false };
-  probe.parse({ ...base });
-  const ignoreCase = options.ignoreCase || (options.smartCase && !probe.upperCase);
+  // Smart case needs the literals read first; the flag is known without them otherwise.
+  let ignoreCase = options.ignoreCase;
+  if (!ignoreCase && options.smartCase) {
+    const probe = new Parser(pattern, !options.multiline);
+    probe.parse({ ...base });
+    ignoreCase = !probe.upperCase;
+  }
   const root = new Parser(pattern, !options.multiline).parse({ ...base, i: ignoreCase });
   const counts = { folded: 0, plain: 0 };
   literalsAndClasses(root, counts);
