@@ -61,8 +61,11 @@ export {
   type GrepOptions,
   type GrepOutputMode,
   type GrepResult,
+  type GrepSubmatch,
   grep,
+  grepFiles,
 } from "./search/grep/grep.js";
+export { FILE_TYPES } from "./search/grep/types.js";
 export type { SearchProgress } from "./search/listing.js";
 export { type PathLockOptions, withPathLock } from "./state/lock.js";
 export {

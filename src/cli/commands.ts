@@ -1,7 +1,7 @@
 /**
- * The CLI's commands over the library's public surface: files, glob, find, grep, why. Each
- * returns its exit status (0 found, 1 nothing found, as rg and git check-ignore; errors throw
- * and main renders them, exit 2).
+ * The CLI's commands over the library's public surface: files, glob, find, why (grep has its
+ * own module). Each returns its exit status (0 found, 1 nothing found, as rg and git
+ * check-ignore; errors throw and main renders them, exit 2).
  */
 import { existsSync, lstatSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -12,8 +12,6 @@ import { forceRescan } from "../scan/cache.js";
 import { explainPath } from "../scan/explain.js";
 import { fuzzyFind } from "../search/fuzzy.js";
 import { glob } from "../search/glob.js";
-import { formatGrepLines } from "../search/grep/format.js";
-import { type GrepOutputMode, grep } from "../search/grep/grep.js";
 import { ProgressLine } from "./progress.js";
 
 export interface Common {
@@ -31,7 +29,10 @@ function json(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-async function withProgress<T>(label: string, run: (p: ProgressLine) => Promise<T>): Promise<T> {
+export async function withProgress<T>(
+  label: string,
+  run: (p: ProgressLine) => Promise<T>,
+): Promise<T> {
   const progress = new ProgressLine(label);
   try {
     return await run(progress);
@@ -105,30 +106,8 @@ export async function findCommand(
   return result.totalMatches > 0 ? 0 : 1;
 }
 
-export interface GrepFlags {
-  readonly ignoreCase: boolean;
-  readonly smartCase: boolean;
-  readonly fixedStrings: boolean;
-  readonly word: boolean;
-  readonly count: boolean;
-  readonly filesWithMatches: boolean;
-  readonly after: number | undefined;
-  readonly before: number | undefined;
-  readonly context: number | undefined;
-  readonly globs: readonly string[];
-  readonly types: readonly string[];
-  readonly multiline: boolean;
-  /** `-P`: the pattern in JavaScript's syntax. */
-  readonly javascript: boolean;
-  readonly maxColumns: number | undefined;
-  /** Bytes; undefined: the library's bound. */
-  readonly maxFileSize: number | undefined;
-  /** undefined: the library's timeout. */
-  readonly timeoutMs: number | undefined;
-}
-
 /** How rg names a file found under the path it was given: joined to it as written. */
-function namer(dir: string | undefined): (path: string) => string {
+export function namer(dir: string | undefined): (path: string) => string {
   if (dir === undefined) return (path) => path;
   let isFile = false;
   try {
@@ -147,100 +126,6 @@ function isDirectoryThroughLink(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-export async function grepCommand(
-  pattern: string,
-  dir: string | undefined,
-  flags: GrepFlags,
-  common: Common,
-): Promise<number> {
-  const mode: GrepOutputMode = flags.filesWithMatches
-    ? "files_with_matches"
-    : flags.count
-      ? "count"
-      : "content";
-  const result = await withProgress("grep", (progress) =>
-    grep(pattern, {
-      path: dir,
-      hidden: common.hidden,
-      gitignore: !common.noIgnore,
-      ignoreCase: flags.ignoreCase,
-      smartCase: flags.smartCase,
-      fixedStrings: flags.fixedStrings,
-      word: flags.word,
-      multiline: flags.multiline,
-      syntax: flags.javascript ? "javascript" : "rust",
-      after: flags.after,
-      before: flags.before,
-      context: flags.context,
-      glob: flags.globs,
-      type: flags.types,
-      outputMode: mode,
-      headLimit: common.limit,
-      // rg prints whole lines unless told otherwise (`-M`).
-      maxColumns: flags.maxColumns ?? Number.POSITIVE_INFINITY,
-      // rg needs no size bound, as it reads a file lazily; the worker reads each file whole
-      // into memory, so only the bound keeps memory bounded (a 2 GiB file took 2.1 GB).
-      maxFileSize: flags.maxFileSize,
-      timeoutMs: flags.timeoutMs,
-      onProgress: progress.update,
-    }),
-  );
-  // rg's answer when filters (or an empty tree) leave nothing to search: an error, not "no match".
-  if (result.filesSearched === 0) {
-    throw badInput(
-      "no files were searched: the directory is empty, or the -g/-t filters, ignore rules or hidden-file rule left none (try --no-ignore or --hidden).",
-    );
-  }
-  if (common.json) {
-    json(result);
-  } else {
-    const name = namer(dir);
-    if (mode === "files_with_matches") out(result.files.map(name));
-    else if (mode === "count") out(result.counts.map((c) => `${name(c.path)}:${c.count}`));
-    else {
-      const context = (flags.context ?? 0) > 0 || (flags.after ?? 0) > 0 || (flags.before ?? 0) > 0;
-      out(
-        formatGrepLines(
-          result.lines.map((l) => ({ ...l, path: name(l.path) })),
-          { context },
-        ),
-      );
-    }
-    for (const note of grepNotes(result, name)) process.stderr.write(`freshfs: ${note}\n`);
-  }
-  // Neither 0 nor 1: either would say the whole tree was searched.
-  if (result.partial) {
-    const after = flags.timeoutMs === undefined ? "" : ` of ${flags.timeoutMs} ms`;
-    process.stderr.write(
-      `freshfs: the search stopped at its timeout${after}, so the results are partial (--timeout MS gives it longer)\n`,
-    );
-    return 2;
-  }
-  return result.totalRecords > 0 ? 0 : 1;
-}
-
-function grepNotes(
-  result: Awaited<ReturnType<typeof grep>>,
-  name: (path: string) => string,
-): string[] {
-  const notes: string[] = [];
-  for (const file of result.skipped.tooLarge) {
-    notes.push(
-      `${name(file.path)}: skipped, ${file.size} bytes is over the size bound (--max-filesize)`,
-    );
-  }
-  for (const file of result.skipped.unreadable) {
-    notes.push(`${name(file.path)}: skipped, cannot be read (${file.code})`);
-  }
-  for (const path of result.skipped.timedOut) {
-    notes.push(`${name(path)}: skipped, the regex ran too long on it`);
-  }
-  for (const file of result.skipped.failed) {
-    notes.push(`${name(file.path)}: skipped, ${file.message}`);
-  }
-  return notes;
 }
 
 /** `freshfs why PATH`: git check-ignore's answer with its reason, plus the walker's own rules. */

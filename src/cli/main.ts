@@ -8,7 +8,6 @@
  */
 import { parseArgs } from "node:util";
 import { FreshfsError } from "../errors.js";
-import { GREP_MAX_FILE_BYTES, GREP_SEARCH_TIMEOUT_MS } from "../search/grep/grep.js";
 import { packageVersion } from "../version.js";
 import {
   badInput,
@@ -16,9 +15,9 @@ import {
   filesCommand,
   findCommand,
   globCommand,
-  grepCommand,
   whyCommand,
 } from "./commands.js";
+import { grepMain } from "./grep.js";
 
 const COMMON_HELP = `Common options:
   --hidden        include files and directories whose name starts with a dot
@@ -34,7 +33,7 @@ Usage:
   freshfs files [DIR]            list files (gitignore-aware), one path per line
   freshfs glob PATTERN [DIR]     files matching a glob (**/*.ts, src/**, *.{js,json})
   freshfs find QUERY [DIR]       the files a few letters most likely mean (fuzzy, ranked)
-  freshfs grep PATTERN [DIR]     search file contents (ripgrep's output and flags)
+  freshfs grep PATTERN [PATH...] search file contents (ripgrep's flags and output)
   freshfs why PATH               is PATH ignored, and by which file, line and pattern
   freshfs mcp [--root DIR ...]   the MCP server on stdio (agent file tools)
   freshfs --version
@@ -61,38 +60,6 @@ ${COMMON_HELP}
 
 Files (and directories, with a trailing /) ranked by how well QUERY matches them: basename
 over path, word boundaries, camelCase initials, consecutive letters.
-
-${COMMON_HELP}
-`,
-  grep: `Usage: freshfs grep PATTERN [DIR|FILE] [options]
-
-Searches file contents. PATTERN is a regex in rg's syntax (Rust's regex crate: \\pL,
-[[:alpha:]], (?i), Unicode \\w and \\b), or a literal with -F, or JavaScript's with -P.
-Plain output is what 'rg --no-heading --with-filename --line-number --sort path' prints.
-
-Options (ripgrep's):
-  -i              ignore case
-  -S              smart case: ignore case unless PATTERN has a capital
-  -F              PATTERN is a literal string
-  -w              whole words only
-  -c              count matching lines per file
-  -l              print only the names of files with matches
-  -A N, -B N, -C N  lines of context after, before, around each match
-  -g GLOB         only files matching GLOB (!GLOB excludes); repeatable
-  -t TYPE         only files of TYPE (ts, js, py, rust, go, md, json, ...); repeatable
-  -U              multiline: matches may span lines
-  -P, --pcre2     PATTERN is a JavaScript regex, for lookaround and backreferences (where
-                  rg's -P runs PCRE2)
-  -M N            cut lines longer than N characters
-  --max-filesize NUM[K|M|G]
-                  skip files larger than NUM bytes (K, M, G: times 1024, 1024^2, 1024^3),
-                  naming each on stderr; default ${GREP_MAX_FILE_BYTES / 1024 / 1024}M. rg has no bound because it
-                  reads a file lazily; freshfs reads each file whole into memory, so this
-                  bound is what keeps its memory bounded
-
-freshfs's own:
-  --timeout MS    stop searching after MS milliseconds (default ${GREP_SEARCH_TIMEOUT_MS}); a search
-                  stopped there prints what it found, says so on stderr and exits 2
 
 ${COMMON_HELP}
 `,
@@ -124,64 +91,12 @@ const OPTIONS = {
   limit: { type: "string" },
   json: { type: "boolean" },
   root: { type: "string", multiple: true },
-  i: { type: "boolean", short: "i" },
-  S: { type: "boolean", short: "S" },
-  F: { type: "boolean", short: "F" },
-  w: { type: "boolean", short: "w" },
-  c: { type: "boolean", short: "c" },
-  l: { type: "boolean", short: "l" },
-  A: { type: "string", short: "A" },
-  B: { type: "string", short: "B" },
-  C: { type: "string", short: "C" },
-  g: { type: "string", short: "g", multiple: true },
-  t: { type: "string", short: "t", multiple: true },
-  U: { type: "boolean", short: "U" },
-  P: { type: "boolean", short: "P" },
-  pcre2: { type: "boolean" },
-  M: { type: "string", short: "M" },
-  "max-filesize": { type: "string" },
-  timeout: { type: "string" },
 } as const;
-
-const GREP_ONLY = [
-  "i",
-  "S",
-  "F",
-  "w",
-  "c",
-  "l",
-  "A",
-  "B",
-  "C",
-  "g",
-  "t",
-  "U",
-  "P",
-  "pcre2",
-  "M",
-  "max-filesize",
-  "timeout",
-] as const;
 
 function number(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw badInput(`${flag} needs a whole number, not '${value}'.`);
   return Number(value);
-}
-
-const SIZE_SUFFIXES: Record<string, number> = { "": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 };
-
-/** rg's NUM+SUFFIX?: digits, then K, M or G (powers of 1024), upper case only, as rg takes them. */
-function fileSize(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const [, digits = "", suffix = ""] = /^(\d+)([KMG]?)$/.exec(value) ?? [];
-  const bytes = digits === "" ? Number.NaN : Number(digits) * (SIZE_SUFFIXES[suffix] ?? 1);
-  if (!Number.isSafeInteger(bytes)) {
-    throw badInput(
-      `${flag} needs a whole number of bytes with an optional K, M or G, not '${value}'.`,
-    );
-  }
-  return bytes;
 }
 
 function operands(
@@ -211,24 +126,15 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
+  // grep reads rg's arguments, with rg's rules (clusters, last-wins, options anywhere).
+  if (command === "grep") return grepMain(rest);
   if (!(command in HELP) || command === "main") {
     throw badInput(`unknown command '${command}'. Try 'freshfs --help'.`);
   }
-  const { values, positionals } = parseArgs({
-    args: rest,
-    options: OPTIONS,
-    allowPositionals: true,
-  });
+  const { values, positionals } = parse(rest, command);
   if (values.help) {
     process.stdout.write(HELP[command] as string);
     return 0;
-  }
-  if (command !== "grep") {
-    const misplaced = GREP_ONLY.find((flag) => values[flag] !== undefined);
-    if (misplaced) {
-      const shown = misplaced.length === 1 ? `-${misplaced}` : `--${misplaced}`;
-      throw badInput(`${shown} is a grep option; ${command} does not take it.`);
-    }
   }
   if (command !== "mcp" && values.root !== undefined) {
     throw badInput(`--root is an mcp option; ${command} takes the directory as an operand.`);
@@ -251,32 +157,6 @@ async function main(argv: readonly string[]): Promise<number> {
       return findCommand(...operands("find", positionals, "QUERY", "DIR"), common);
     case "why":
       return whyCommand(operands("why", positionals, "PATH")[0], common);
-    case "grep": {
-      const [pattern, dir] = operands("grep", positionals, "PATTERN", "DIR");
-      return grepCommand(
-        pattern,
-        dir,
-        {
-          ignoreCase: values.i ?? false,
-          smartCase: values.S ?? false,
-          fixedStrings: values.F ?? false,
-          word: values.w ?? false,
-          count: values.c ?? false,
-          filesWithMatches: values.l ?? false,
-          after: number(values.A, "-A"),
-          before: number(values.B, "-B"),
-          context: number(values.C, "-C"),
-          globs: values.g ?? [],
-          types: values.t ?? [],
-          multiline: values.U ?? false,
-          javascript: (values.P ?? false) || (values.pcre2 ?? false),
-          maxColumns: number(values.M, "-M"),
-          maxFileSize: fileSize(values["max-filesize"], "--max-filesize"),
-          timeoutMs: number(values.timeout, "--timeout"),
-        },
-        common,
-      );
-    }
     case "mcp": {
       if (positionals.length > 0)
         throw badInput(`mcp takes its directories as --root DIR, not '${positionals[0]}'.`);
@@ -288,17 +168,37 @@ async function main(argv: readonly string[]): Promise<number> {
   return 2;
 }
 
+function parse(args: string[], command: string) {
+  try {
+    return parseArgs({ args, options: OPTIONS, allowPositionals: true });
+  } catch (error) {
+    throw argumentError(error, command);
+  }
+}
+
+/**
+ * parseArgs's complaint in this CLI's words: the option and the command, one sentence. Its own
+ * text misquotes (`'-- "-e"`) and suggests `--` where a grep option was meant.
+ */
+function argumentError(error: unknown, command: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (!(error instanceof Error) || !code?.startsWith("ERR_PARSE_ARGS")) return error;
+  const option = /'(-[^']*)'/.exec(error.message)?.[1] ?? "";
+  const help = `See 'freshfs ${command} --help'.`;
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    return badInput(`unknown option ${option} for ${command}. ${help}`);
+  }
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    const name = /--?[A-Za-z-]+/.exec(error.message)?.[0] ?? "an option";
+    return badInput(`${name} needs a value. ${help}`);
+  }
+  return badInput(`${error.message.replace(/\s*\n\s*/g, " ").trim()} ${help}`);
+}
+
 /** One line: the message, its line breaks folded. */
 function render(error: unknown): string {
   const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ").trim();
   if (error instanceof FreshfsError) return oneLine(error.message);
-  if (
-    error instanceof Error &&
-    (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")
-  ) {
-    const message = oneLine(error.message).replace(/[^.]$/, "$&.");
-    return `${message} Try 'freshfs --help'.`;
-  }
   return oneLine(error instanceof Error ? error.message : String(error));
 }
 

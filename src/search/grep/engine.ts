@@ -34,10 +34,30 @@ export interface EngineSettings {
   /** Most matching lines per file. */
   readonly maxCount: number;
   readonly mode: SearchMode;
+  /** The lines that do not match are the matches (`-v`). */
+  readonly invert: boolean;
+  /**
+   * Where each match is, for matching lines (`-o`, `--column`, `--json`, `-r`): records carry
+   * their byte offset in the file, the matches' character offsets and their texts.
+   */
+  readonly spans: boolean;
+  /** Each match's text replaced by this template (rg's `-r`: `$1`, `${name}`, `$$`). */
+  readonly replace: string | undefined;
+  /** `count` mode counts matches, not lines (`--count-matches`). */
+  readonly countMatches: boolean;
+  /** A NUL byte does not make a file binary: it is searched as text (`-a`). */
+  readonly text: boolean;
 }
 
-/** [line number (1-based), text (without the newline), whether the line matched]. */
-export type LineRecord = [number, string, boolean];
+/**
+ * [line number (1-based), text (without the newline), whether the line matched], and with
+ * `spans`: [.., the line's byte offset in the file, the matches' [start, end) character offsets
+ * in the text (flat), each match's text (or its replacement)]. In multiline mode a match's
+ * offsets count from its first line's start and may run past that line.
+ */
+export type LineRecord =
+  | [number, string, boolean]
+  | [number, string, boolean, number, number[], string[]];
 
 export type FileOutcome =
   | { readonly kind: "binary" }
@@ -68,16 +88,19 @@ export function searchBuffer(
   whole = true,
   atStart = whole,
 ): FileOutcome {
-  if (whole && buffer.subarray(0, BINARY_PROBE).includes(0)) return BINARY;
+  if (whole && !settings.text && buffer.subarray(0, BINARY_PROBE).includes(0)) return BINARY;
   // A UTF-8 byte order mark is not part of the first line's text (ripgrep strips it too).
   const start = atStart && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
   const { finder } = settings;
-  if (finder !== undefined && finder.find(buffer, start) === -1) return NONE;
+  if (finder !== undefined && !settings.invert && finder.find(buffer, start) === -1) return NONE;
   let matched: Line[];
   // Matching lines, as ripgrep counts them; in multiline mode a match over several lines
   // counts once.
   let count: number;
-  if (settings.multiline) {
+  if (settings.invert) {
+    matched = invertedLines(buffer, start, settings);
+    count = matched.length;
+  } else if (settings.multiline) {
     ({ lines: matched, count } = multilineMatches(buffer, start, settings));
   } else {
     matched =
@@ -89,7 +112,10 @@ export function searchBuffer(
   if (matched.length === 0) return NONE;
   // A NUL past the first 8 KiB makes the file binary too, as ripgrep finds it while reading;
   // looked for only in a file that matched (elsewhere it changes nothing), at memchr speed.
-  if (whole && buffer.indexOf(0, BINARY_PROBE) !== -1) return BINARY;
+  if (whole && !settings.text && buffer.indexOf(0, BINARY_PROBE) !== -1) return BINARY;
+  if (settings.mode === "count" && settings.countMatches && !settings.invert) {
+    count = countAll(buffer, start, matched, settings);
+  }
   if (settings.mode !== "content") return { kind: "hits", matches: count, lines: [] };
   return { kind: "hits", matches: count, lines: withContext(buffer, start, matched, settings) };
 }
@@ -151,6 +177,141 @@ function lineMatches(buffer: Buffer, start: number, settings: EngineSettings): L
     from = lineEnd + 1;
   }
   return found;
+}
+
+/**
+ * The lines no match touches (`-v`), in order, at most `maxCount`. The finder (or the line
+ * prefilter) still skips ahead: every line before the next candidate is an inverted match
+ * without the regex running.
+ */
+function invertedLines(buffer: Buffer, start: number, settings: EngineSettings): Line[] {
+  const { regex, finder, prefilter, exact } = settings;
+  const limit = settings.mode === "files_with_matches" ? 1 : settings.maxCount;
+  const found: Line[] = [];
+  if (settings.multiline) {
+    const covered = new Set(
+      multilineMatches(buffer, start, {
+        ...settings,
+        maxCount: Number.POSITIVE_INFINITY,
+      }).lines.map((line) => line.number),
+    );
+    let number = 1;
+    for (let at = start; at < buffer.length && found.length < limit; number++) {
+      let end = buffer.indexOf(NEWLINE, at);
+      if (end === -1) end = buffer.length;
+      if (!covered.has(number)) found.push({ start: at, end, number });
+      at = end + 1;
+    }
+    return found;
+  }
+  let candidate = -1;
+  let number = 1;
+  for (let at = start; at < buffer.length && found.length < limit; number++) {
+    let end = buffer.indexOf(NEWLINE, at);
+    if (end === -1) end = buffer.length;
+    if (candidate < at) {
+      if (finder !== undefined) {
+        const hit = finder.find(buffer, at);
+        candidate = hit === -1 ? buffer.length + 1 : lineStartAt(buffer, hit, start);
+      } else if (prefilter !== undefined) {
+        const next = prefilter.nextCandidateLine(buffer, at, buffer.length);
+        candidate = next === -1 ? buffer.length + 1 : next;
+      } else {
+        candidate = at;
+      }
+    }
+    let matches = false;
+    if (candidate === at) {
+      if (exact) matches = true;
+      else {
+        regex.lastIndex = 0;
+        matches = regex.test(buffer.toString("utf8", at, end));
+      }
+    }
+    if (!matches) found.push({ start: at, end, number });
+    at = end + 1;
+  }
+  return found;
+}
+
+/** Matches in the matching lines (`--count-matches`), a multiline match once. */
+function countAll(buffer: Buffer, start: number, lines: Line[], settings: EngineSettings): number {
+  if (settings.multiline) {
+    const text = buffer.toString("utf8", start);
+    return matchesIn(text, settings.regex, undefined).starts.length / 2;
+  }
+  let count = 0;
+  for (const line of lines)
+    count += matchesIn(decode(buffer, line), settings.regex, undefined).starts.length / 2;
+  return count;
+}
+
+/**
+ * Every match of the (global) regex in `text`: [start, end) character offsets, flat, and each
+ * match's text, or its replacement. An empty match moves on by one character, as rg's do.
+ */
+function matchesIn(
+  text: string,
+  regex: RegExp,
+  replace: string | undefined,
+): { starts: number[]; texts: string[] } {
+  const starts: number[] = [];
+  const texts: string[] = [];
+  regex.lastIndex = 0;
+  for (let m = regex.exec(text); m !== null; m = regex.exec(text)) {
+    starts.push(m.index, m.index + m[0].length);
+    texts.push(replace === undefined ? m[0] : expand(replace, m));
+    if (m[0].length === 0) {
+      if (m.index >= text.length) break;
+      const code = text.codePointAt(m.index) ?? 0;
+      regex.lastIndex = m.index + (code > 0xffff && regex.unicode ? 2 : 1);
+    }
+  }
+  return { starts, texts };
+}
+
+/**
+ * rg's replacement syntax: `$N` and `$name` (the longest run of letters, digits and `_`),
+ * `${N}` and `${name}`, `$$` for a dollar; a group that did not take part, or does not exist,
+ * is empty.
+ */
+export function expand(template: string, m: RegExpExecArray): string {
+  let out = "";
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i] as string;
+    if (c !== "$") {
+      out += c;
+      continue;
+    }
+    if (template[i + 1] === "$") {
+      out += "$";
+      i++;
+      continue;
+    }
+    let name: string;
+    let end: number;
+    if (template[i + 1] === "{") {
+      const close = template.indexOf("}", i + 2);
+      name = close === -1 ? "" : template.slice(i + 2, close);
+      if (close === -1 || !/^[_0-9A-Za-z]+$/.test(name)) {
+        out += c;
+        continue;
+      }
+      end = close;
+    } else {
+      const run = /^[_0-9A-Za-z]*/.exec(template.slice(i + 1))?.[0] ?? "";
+      if (run === "") {
+        out += c;
+        continue;
+      }
+      name = run;
+      end = i + run.length;
+    }
+    const value = /^\d+$/.test(name) ? m[Number(name)] : m.groups?.[name];
+    out += value ?? "";
+    i = end;
+  }
+  return out;
 }
 
 /**
@@ -267,15 +428,27 @@ function withContext(
   matched: Line[],
   settings: EngineSettings,
 ): LineRecord[] {
-  const { before, after, regex } = settings;
-  if (before === 0 && after === 0) {
-    return matched.map((line) => [line.number, decode(buffer, line), true]);
-  }
+  const { before, after, regex, invert } = settings;
+  const spans =
+    settings.spans && !invert
+      ? settings.multiline
+        ? multilineSpans(buffer, start, settings)
+        : undefined
+      : null;
+  const matchRecord = (line: Line): LineRecord => {
+    const text = decode(buffer, line);
+    if (spans === null) return [line.number, text, true];
+    const found = spans ? spans.get(line.number) : matchesIn(text, regex, settings.replace);
+    return [line.number, text, true, line.start, found?.starts ?? [], found?.texts ?? []];
+  };
+  if (before === 0 && after === 0) return matched.map(matchRecord);
   // A context line that matches is shown as a match (as ripgrep does past a -m limit).
   const context = (line: Line): LineRecord => {
     const text = decode(buffer, line);
     regex.lastIndex = 0;
-    return [line.number, text, !settings.multiline && regex.test(text)];
+    const matches = !settings.multiline && regex.test(text) !== invert;
+    if (spans === null) return [line.number, text, matches];
+    return matches ? matchRecord(line) : [line.number, text, false, line.start, [], []];
   };
   const records = new Map<number, LineRecord>();
   for (const line of matched) {
@@ -286,7 +459,7 @@ function withContext(
       previous = { start: lineStart, end, number: previous.number - 1 };
       if (!records.has(previous.number)) records.set(previous.number, context(previous));
     }
-    records.set(line.number, [line.number, decode(buffer, line), true]);
+    records.set(line.number, matchRecord(line));
     let next = line;
     for (let i = 0; i < after && next.end < buffer.length; i++) {
       const lineStart = next.end + 1;
@@ -298,4 +471,36 @@ function withContext(
     }
   }
   return [...records.values()].sort((a, b) => a[0] - b[0]);
+}
+
+/**
+ * For `-U`: each match, under the line it starts on, its offsets counted from that line's
+ * start (so they may run past its end).
+ */
+function multilineSpans(
+  buffer: Buffer,
+  start: number,
+  settings: EngineSettings,
+): Map<number, { starts: number[]; texts: string[] }> {
+  const text = buffer.toString("utf8", start);
+  const { starts, texts } = matchesIn(text, settings.regex, settings.replace);
+  const out = new Map<number, { starts: number[]; texts: string[] }>();
+  let line = 1;
+  let lineStart = 0;
+  for (let k = 0; k < texts.length; k++) {
+    const at = starts[2 * k] as number;
+    for (
+      let nl = text.indexOf("\n", lineStart);
+      nl !== -1 && nl < at;
+      nl = text.indexOf("\n", lineStart)
+    ) {
+      line++;
+      lineStart = nl + 1;
+    }
+    const entry = out.get(line) ?? { starts: [], texts: [] };
+    out.set(line, entry);
+    entry.starts.push(at - lineStart, (starts[2 * k + 1] as number) - lineStart);
+    entry.texts.push(texts[k] as string);
+  }
+  return out;
 }

@@ -8,7 +8,7 @@
  * terminated and a new one goes on after it) and reported; past `timeoutMs` the search stops
  * and the result is flagged partial. Either way the process keeps serving.
  */
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import picomatch from "picomatch";
 import { contentIndexes } from "../../content/registry.js";
@@ -17,7 +17,7 @@ import { FreshfsError, fromFsError, quoted } from "../../errors.js";
 import { nodeFs } from "../../io/fs.js";
 import { absolutePath, canonicalPath } from "../../io/paths.js";
 import { liveTrees } from "../../live/registry.js";
-import type { Freshness, ScanResult } from "../../scan/cache.js";
+import { type Freshness, forceRescan, type ScanResult } from "../../scan/cache.js";
 import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pattern.js";
 import { resolveScanRoot, type ScanEntry } from "../../scan/walk.js";
 import { checkedOptions, type SearchProgress, searchListing } from "../listing.js";
@@ -29,15 +29,28 @@ import { planRegex } from "./regex/index.js";
 import { FILE_TYPES } from "./types.js";
 import type { WorkerBatch, WorkerOutcome, WorkerRange, WorkerSettings } from "./worker.js";
 
-export type GrepOutputMode = SearchMode;
+export type GrepOutputMode = SearchMode | "files_without_match";
 
 export interface GrepOptions {
   /** A directory to search (relative paths resolve against the cwd), or one file. @default process.cwd() */
   path?: string | undefined;
   /** Only files matching these globs (`rg -g`; `!glob` excludes; no `/`: any depth). */
   glob?: string | readonly string[] | undefined;
-  /** Only files of these types (`rg -t`: ts, js, py, rust, go, md, json, ...). */
+  /** Like `glob`, matched without regard to case (`rg --iglob`); after `glob`, as rg takes them. */
+  iglob?: string | readonly string[] | undefined;
+  /** Every glob matched without regard to case (`rg --glob-case-insensitive`). @default false */
+  globCaseInsensitive?: boolean | undefined;
+  /**
+   * Only files of these types (`rg -t`: ts, js, py, rust, go, md, json, ... `all`: any type;
+   * rg 13's table of 169, `FILE_TYPES`).
+   */
   type?: string | readonly string[] | undefined;
+  /** Not files of these types (`rg -T`); where a file is of types named both ways, the last named wins. */
+  typeNot?: string | readonly string[] | undefined;
+  /** Only files at most this many directories down: 1 is the directory's own files (`--max-depth`). */
+  maxDepth?: number | undefined;
+  /** Follow symbolic links to files and directories (`-L`); a link back up is not followed twice. @default false */
+  follow?: boolean | undefined;
   /** Search files whose name starts with a dot (`.git` never). @default true */
   hidden?: boolean | undefined;
   /** @default true */
@@ -73,6 +86,26 @@ export interface GrepOptions {
   smartCase?: boolean | undefined;
   /** Whole words only (`-w`). @default false */
   word?: boolean | undefined;
+  /** Whole lines only (`-x`; it overrides `word`). @default false */
+  lineRegexp?: boolean | undefined;
+  /** The lines that do not match are the result (`-v`). @default false */
+  invert?: boolean | undefined;
+  /**
+   * Each match a line of its own (`-o`): its text (or replacement) as the line's, its column.
+   * @default false
+   */
+  onlyMatching?: boolean | undefined;
+  /**
+   * Each match's text replaced by this template in the lines returned (`-r`; the files are not
+   * touched): `$1`, `$name`, `${1}`, `${name}`, `$$` for a dollar.
+   */
+  replace?: string | undefined;
+  /** Matching lines carry `column`, `offset` and `submatches` (byte offsets, as rg's `--json`). @default false */
+  submatches?: boolean | undefined;
+  /** `count` mode counts matches, not lines (`--count-matches`). @default false */
+  countMatches?: boolean | undefined;
+  /** Search binary files as text, where they are otherwise left out (`-a`). @default false */
+  text?: boolean | undefined;
   /** Matches may span lines (`-U`). @default false */
   multiline?: boolean | undefined;
   /** Context lines before each match (`-B`). @default 0 */
@@ -109,6 +142,23 @@ export interface GrepLine {
   readonly text: string;
   /** A matching line, or a context line around one. */
   readonly match: boolean;
+  /**
+   * With `submatches` or `onlyMatching`, on a matching line: the 1-based byte column of its
+   * first match (with `onlyMatching`, of this match).
+   */
+  readonly column?: number | undefined;
+  /** With `submatches`: the line's byte offset in the file. */
+  readonly offset?: number | undefined;
+  /** With `submatches`, on a matching line: each match, its byte offsets in the line, its text. */
+  readonly submatches?: readonly GrepSubmatch[] | undefined;
+}
+
+export interface GrepSubmatch {
+  /** Byte offsets in the line, [start, end). */
+  readonly start: number;
+  readonly end: number;
+  /** The matched text (with `replace`, its replacement). */
+  readonly text: string;
 }
 
 export interface GrepResult {
@@ -116,7 +166,7 @@ export interface GrepResult {
   readonly mode: GrepOutputMode;
   /** `content` mode: matching and context lines, by path then line. */
   readonly lines: readonly GrepLine[];
-  /** `files_with_matches` mode: the files, by path. */
+  /** `files_with_matches` (and `files_without_match`) mode: the files, by path. */
   readonly files: readonly string[];
   /** `count` mode: matching lines per file, by path. */
   readonly counts: readonly { readonly path: string; readonly count: number }[];
@@ -289,6 +339,52 @@ function globFilter(globs: readonly string[]): GlobFilter | undefined {
   };
 }
 
+/**
+ * `-L`: the files behind the listing's links, by the links' paths: a link to a file is the file;
+ * a link to a directory is walked with the same rules (its own ignore files; those above the
+ * link do not reach into it), and its links followed in turn. A directory already on the way
+ * down (a link back up) is not walked again; a broken link is passed over.
+ */
+async function linkedFiles(
+  root: string,
+  listing: ScanResult,
+  policy: { includeHidden: boolean; useGitignore: boolean },
+  signal: AbortSignal | undefined,
+): Promise<string[]> {
+  const out: string[] = [];
+  const visit = async (entries: readonly ScanEntry[], base: string, above: ReadonlySet<string>) => {
+    for (const entry of entries) {
+      if (entry.type === "file" && base !== "") out.push(base + entry.path);
+      if (entry.type !== "symlink") continue;
+      const path = `${root}/${base}${entry.path}`;
+      let real: string;
+      let isDirectory: boolean;
+      try {
+        real = realpathSync(path);
+        isDirectory = statSync(real).isDirectory();
+      } catch {
+        continue;
+      }
+      if (!isDirectory) {
+        out.push(base + entry.path);
+        continue;
+      }
+      if (above.has(real)) continue;
+      const walked = await forceRescan(real, policy, { signal });
+      await visit(walked.entries, `${base}${entry.path}/`, new Set([...above, real]));
+    }
+  };
+  await visit(listing.entries, "", new Set([realpathSync(root)]));
+  return out;
+}
+
+/** Directories down to a listed file: 1 for a file of the root itself. */
+function depthOf(path: string): number {
+  let depth = 1;
+  for (let at = path.indexOf("/"); at !== -1; at = path.indexOf("/", at + 1)) depth++;
+  return depth;
+}
+
 /** Paths in listing order: component by component, siblings by UTF-16 code units. */
 function byListingOrder(a: string, b: string): number {
   const x = a.split("/");
@@ -301,20 +397,105 @@ function byListingOrder(a: string, b: string): number {
   return x.length - y.length;
 }
 
-function typeFilter(types: readonly string[]): ((path: string) => boolean) | undefined {
-  if (types.length === 0) return undefined;
-  const globs: string[] = [];
-  for (const name of types) {
-    const known = Object.hasOwn(FILE_TYPES, name) ? FILE_TYPES[name] : undefined;
-    if (!known) {
-      throw invalid(
-        `Unknown file type ${JSON.stringify(name)}; known: ${Object.keys(FILE_TYPES).join(", ")}.`,
-      );
-    }
-    globs.push(...known);
+interface TypeFilter {
+  readonly passes: (path: string) => boolean;
+  /** A `type` selected it: that overrides hiddenness, as in rg. */
+  readonly selects: (path: string) => boolean;
+}
+
+function typeGlobs(name: string): readonly string[] {
+  if (name === "all") return Object.values(FILE_TYPES).flat();
+  const known = Object.hasOwn(FILE_TYPES, name) ? FILE_TYPES[name] : undefined;
+  if (!known) {
+    throw invalid(
+      `Unknown file type ${JSON.stringify(name)} (rg's ${Object.keys(FILE_TYPES).length} types, and all; 'freshfs grep --type-list' lists them).`,
+    );
   }
-  const test = picomatch(globs, { dot: true, basename: true, posix: true });
-  return (path) => test(path);
+  return known;
+}
+
+/**
+ * rg's `-t` and `-T`: of the types named, the last that holds the file decides (selected, or
+ * not); a file of no type named is searched only when no type was selected.
+ */
+function typeFilter(types: readonly string[], typesNot: readonly string[]): TypeFilter | undefined {
+  if (types.length === 0 && typesNot.length === 0) return undefined;
+  // rg adds the selections first, then the negations: a negation wins over a selection.
+  const named = [
+    ...types.map((name) => ({ name, select: true })),
+    ...typesNot.map((name) => ({ name, select: false })),
+  ].map(({ name, select }) => ({
+    select,
+    test: picomatch(typeGlobs(name) as string[], { dot: true, basename: true, posix: true }),
+  }));
+  const selecting = types.length > 0;
+  const verdict = (path: string): boolean | undefined => {
+    for (let i = named.length - 1; i >= 0; i--) {
+      const one = named[i] as (typeof named)[number];
+      if (one.test(path)) return one.select;
+    }
+    return undefined;
+  };
+  return {
+    passes: (path) => verdict(path) ?? !selecting,
+    selects: (path) => verdict(path) === true,
+  };
+}
+
+/**
+ * A glob that matches regardless of case (`--iglob`): each letter as a class of both its
+ * cases, and a class's letters and ranges given their other case too.
+ */
+export function caseInsensitiveGlob(glob: string): string {
+  const both = (c: string) => {
+    const lower = c.toLowerCase();
+    const upper = c.toUpperCase();
+    return lower === upper || lower.length !== 1 || upper.length !== 1 ? [c] : [lower, upper];
+  };
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === "\\" && i + 1 < glob.length) {
+      const next = glob[i + 1] as string;
+      const cases = both(next);
+      out += cases.length === 2 ? `[${cases.join("")}]` : `\\${next}`;
+      i++;
+    } else if (c === "[") {
+      const close = glob.indexOf("]", i + 2);
+      if (close === -1) {
+        out += c;
+        continue;
+      }
+      let inner = glob.slice(i + 1, close);
+      let extra = "";
+      const body = inner.replace(/^[!^]/, "");
+      for (let j = 0; j < body.length; j++) {
+        const a = body[j] as string;
+        if (a === "\\") {
+          j++;
+          continue;
+        }
+        if (body[j + 1] === "-" && j + 2 < body.length) {
+          const b = body[j + 2] as string;
+          if (/[a-z]/.test(a) && /[a-z]/.test(b)) extra += `${a.toUpperCase()}-${b.toUpperCase()}`;
+          else if (/[A-Z]/.test(a) && /[A-Z]/.test(b))
+            extra += `${a.toLowerCase()}-${b.toLowerCase()}`;
+          j += 2;
+        } else {
+          extra += both(a)
+            .filter((x) => x !== a)
+            .join("");
+        }
+      }
+      inner += extra;
+      out += `[${inner}]`;
+      i = close;
+    } else {
+      const cases = both(c);
+      out += cases.length === 2 ? `[${cases.join("")}]` : c;
+    }
+  }
+  return out;
 }
 
 function cut(text: string, maxColumns: number): string {
@@ -645,8 +826,20 @@ function startsWith(list: readonly string[], prefix: readonly string[]): boolean
   return true;
 }
 
-export function grep(pattern: string, given: GrepOptions = {}): Promise<GrepResult> {
+/** Searches for `pattern` (or any of several, as rg's `-e a -e b`; none matches nothing). */
+export function grep(
+  pattern: string | readonly string[],
+  given: GrepOptions = {},
+): Promise<GrepResult> {
   return search(pattern, given, false);
+}
+
+/**
+ * The files `grep` would search with these options (`rg --files`), by path, in `files`: the
+ * listing's, filtered by the globs, types, depth and links as a search would be; none is read.
+ */
+export function grepFiles(given: GrepOptions = {}): Promise<GrepResult> {
+  return search([], { ...given, outputMode: "files_with_matches" }, false, true);
 }
 
 /**
@@ -654,16 +847,42 @@ export function grep(pattern: string, given: GrepOptions = {}): Promise<GrepResu
  * now was swapped in after the confinement, and is not followed (as `grep` follows a link the
  * caller names).
  */
-export function grepConfined(pattern: string, given: GrepOptions): Promise<GrepResult> {
+export function grepConfined(
+  pattern: string | readonly string[],
+  given: GrepOptions,
+): Promise<GrepResult> {
   return search(pattern, given, true);
 }
 
-async function search(pattern: string, given: GrepOptions, confined: boolean): Promise<GrepResult> {
+async function search(
+  pattern: string | readonly string[],
+  given: GrepOptions,
+  confined: boolean,
+  listOnly = false,
+): Promise<GrepResult> {
   const options = checkedOptions(given);
   const mode = options.outputMode ?? "content";
-  if (mode !== "content" && mode !== "files_with_matches" && mode !== "count") {
-    throw invalid(`outputMode must be content, files_with_matches or count, not ${String(mode)}.`);
+  if (
+    mode !== "content" &&
+    mode !== "files_with_matches" &&
+    mode !== "files_without_match" &&
+    mode !== "count"
+  ) {
+    throw invalid(
+      `outputMode must be content, files_with_matches, files_without_match or count, not ${String(mode)}.`,
+    );
   }
+  const withoutMatch = mode === "files_without_match";
+  const invert = options.invert ?? false;
+  const onlyMatching = (options.onlyMatching ?? false) && !invert;
+  const replace = options.replace;
+  if (replace !== undefined && typeof replace !== "string") {
+    throw invalid("replace must be a string.");
+  }
+  const submatches = options.submatches ?? false;
+  const spans = mode === "content" && (submatches || onlyMatching || replace !== undefined);
+  const followLinks = options.follow ?? false;
+  const maxDepth = count(options.maxDepth, "maxDepth", Number.POSITIVE_INFINITY);
   const context = count(options.context, "context", 0);
   const before = count(options.before, "before", context);
   const after = count(options.after, "after", context);
@@ -680,10 +899,15 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     smartCase: options.smartCase ?? false,
     word: options.word ?? false,
     multiline: options.multiline ?? false,
+    lineRegexp: options.lineRegexp ?? false,
     syntax: options.syntax,
   });
-  const globs = globFilter(list(options.glob, "glob"));
-  const passesType = typeFilter(list(options.type, "type"));
+  const insensitive = options.globCaseInsensitive ?? false;
+  const globs = globFilter([
+    ...list(options.glob, "glob").map((glob) => (insensitive ? caseInsensitiveGlob(glob) : glob)),
+    ...list(options.iglob, "iglob").map(caseInsensitiveGlob),
+  ]);
+  const types = typeFilter(list(options.type, "type"), list(options.typeNot, "typeNot"));
   const includeNodeModules = options.includeNodeModules ?? true;
   if (options.signal?.aborted) throw new FreshfsError("ABORTED", "The search was aborted.");
 
@@ -747,8 +971,9 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
       report({ phase: "search", done: at + 1, total: toSearch.length });
     }
     if (positions) countBinaryBefore(positions[at] as number);
-    if (!outcome) return true;
     const path = toSearch[at] as string;
+    // A file that was read and held no match; binary, unreadable or too large is not one.
+    if (!outcome || outcome.kind === "none") return withoutMatch ? noMatch(path) : true;
     if (outcome.kind === "binary") binary++;
     else if (outcome.kind === "too-large") tooLarge.push({ path, size: outcome.size });
     else if (outcome.kind === "unreadable") {
@@ -758,10 +983,48 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
       }
     } else if (outcome.kind === "failed") failed.push({ path, message: outcome.message });
     else if (outcome.kind === "hits") {
+      if (withoutMatch) return true;
       if (mode === "content") {
-        for (const [line, text, match] of outcome.lines as LineRecord[]) {
-          records++;
-          if (keep()) lines.push({ path, line, text: cut(text, maxColumns), match });
+        for (const record of outcome.lines as LineRecord[]) {
+          if (record.length === 3 || !record[2]) {
+            records++;
+            if (keep()) {
+              const [line, text, match] = record;
+              lines.push(
+                record.length === 3 || !submatches
+                  ? { path, line, text: cut(text, maxColumns), match }
+                  : {
+                      path,
+                      line,
+                      text: cut(text, maxColumns),
+                      match,
+                      offset: record[3],
+                      submatches: [],
+                    },
+              );
+            }
+          } else if (onlyMatching) {
+            // Each match a line of its own; context lines are not shown with them (as rg's -o).
+            const [line, text, , , at, texts] = record;
+            for (let k = 0; k < texts.length; k++) {
+              const start = at[2 * k] as number;
+              if (at[2 * k + 1] === start) continue;
+              records++;
+              if (keep()) {
+                const column = Buffer.byteLength(text.slice(0, start)) + 1;
+                lines.push({
+                  path,
+                  line,
+                  text: cut(texts[k] as string, maxColumns),
+                  match: true,
+                  column,
+                });
+              }
+            }
+          } else {
+            records++;
+            if (keep()) lines.push(detailed(path, record));
+          }
         }
       } else {
         records++;
@@ -773,10 +1036,52 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     }
     return records <= wanted;
   };
+  /** A matching line with its matches: replaced (`replace`), and placed (`submatches`). */
+  const detailed = (
+    path: string,
+    [line, text, , offset, at, texts]: [number, string, boolean, number, number[], string[]],
+  ): GrepLine => {
+    let shown = text;
+    if (replace !== undefined) {
+      shown = "";
+      let from = 0;
+      for (let k = 0; k < texts.length; k++) {
+        const start = Math.min(at[2 * k] as number, text.length);
+        shown += text.slice(from, start) + (texts[k] as string);
+        from = Math.min(at[2 * k + 1] as number, text.length);
+      }
+      shown += text.slice(from);
+    }
+    const first = at[0];
+    const column = first === undefined ? undefined : Buffer.byteLength(text.slice(0, first)) + 1;
+    if (!submatches) return { path, line, text: cut(shown, maxColumns), match: true, column };
+    const found: GrepSubmatch[] = [];
+    for (let k = 0; k < texts.length; k++) {
+      const start = Buffer.byteLength(text.slice(0, at[2 * k] as number));
+      const end =
+        start + Buffer.byteLength(text.slice(at[2 * k] as number, at[2 * k + 1] as number));
+      found.push({ start, end, text: texts[k] as string });
+    }
+    return {
+      path,
+      line,
+      text: cut(shown, maxColumns),
+      match: true,
+      column,
+      offset,
+      submatches: found,
+    };
+  };
+  /** For `files_without_match`: files with no match, taken in order as the search passes them. */
+  const noMatch = (path: string) => {
+    records++;
+    if (keep()) files.push(path);
+    return records <= wanted;
+  };
 
   const settings = (): WorkerSettings => ({
     pattern: compiled.planned,
-    fixedStrings: options.fixedStrings ?? false,
+    fixedStrings: compiled.fixedStrings,
     source: compiled.source,
     flags: compiled.flags,
     literal: compiled.literal,
@@ -784,14 +1089,20 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     exact: compiled.exact,
     ignoreCase: compiled.ignoreCase,
     multiline: compiled.multiline,
-    before: mode === "content" ? before : 0,
-    after: mode === "content" ? after : 0,
+    before: mode === "content" && !onlyMatching ? before : 0,
+    after: mode === "content" && !onlyMatching ? after : 0,
     maxCount,
-    mode,
+    mode: withoutMatch ? "files_with_matches" : mode,
     maxFileSize,
     root,
     named,
     follow,
+    invert,
+    spans,
+    replace,
+    countMatches: options.countMatches ?? false,
+    text: options.text ?? false,
+    followLinks,
   });
 
   if (isFile) {
@@ -807,7 +1118,9 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     follow = !confined;
   } else {
     root = resolveScanRoot(target);
-    const wanted = (path: string) => includeNodeModules || !/(^|\/)node_modules(\/|$)/.test(path);
+    const wanted = (path: string) =>
+      (includeNodeModules || !/(^|\/)node_modules(\/|$)/.test(path)) &&
+      (maxDepth === Number.POSITIVE_INFINITY || depthOf(path) <= maxDepth);
     const select = (listing: ScanResult) => {
       const out: string[] = [];
       for (const entry of listing.entries) {
@@ -815,7 +1128,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
         const path = entry.path;
         if (!wanted(path)) continue;
         if (globs && !globs.passes(path)) continue;
-        if (passesType && !passesType(path)) continue;
+        if (types && !types.passes(path)) continue;
         out.push(path);
       }
       // rg's overrides: a file an include glob names is searched though ignored or hidden, and
@@ -823,10 +1136,10 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
       const before = out.length;
       for (const file of listing.skipped) {
         if (!wanted(file.path)) continue;
-        const typed = passesType ? passesType(file.path) : true;
+        const typed = types ? types.passes(file.path) : true;
         const named = globs?.verdict(file.path) === "include";
         const byType =
-          passesType !== undefined &&
+          (types?.selects(file.path) ?? false) &&
           file.hidden &&
           !file.ignored &&
           (globs?.passes(file.path) ?? true);
@@ -841,7 +1154,7 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     // While a walk lists the tree, its files are searched as they come, as rg does (the walk
     // lists in final order). Not with globs or types: their overrides add skipped files, which
     // the walk reports only at its end.
-    const streams = globs === undefined && passesType === undefined;
+    const streams = !listOnly && globs === undefined && types === undefined && !followLinks;
     let seen = 0;
     const onListed = (entries: readonly ScanEntry[]) => {
       const fresh: string[] = [];
@@ -905,13 +1218,41 @@ async function search(pattern: string, given: GrepOptions, confined: boolean): P
     candidates = searched.value;
     freshness = searched.freshness;
     unwatched = searched.unwatched;
+    if (followLinks && listed) {
+      const linked = await linkedFiles(root, listed, policy, options.signal);
+      const more = linked.filter(
+        (path) => wanted(path) && (!globs || globs.passes(path)) && (!types || types.passes(path)),
+      );
+      if (more.length > 0) candidates = [...candidates, ...more].sort(byListingOrder);
+    }
     // The index vouches for files only as the live tree does: for a live answer.
     const tree = freshness === "live" ? liveTrees.treeOf(root, policy) : undefined;
-    index = tree && (options.index ?? true) ? contentIndexes.of(tree) : undefined;
+    // Inverted and without-match searches read every file; linked files are not indexed.
+    const indexed = (options.index ?? true) && !invert && !withoutMatch && !followLinks;
+    index = tree && indexed ? contentIndexes.of(tree) : undefined;
+  }
+  if (listOnly) {
+    const files = candidates.slice(offset, wanted);
+    return {
+      root,
+      mode,
+      lines: [],
+      files,
+      counts: [],
+      totalRecords: candidates.length,
+      truncated: candidates.length > wanted,
+      filesSearched: candidates.length,
+      filesRead: 0,
+      skipped: { binary: 0, tooLarge: [], unreadable: [], timedOut: [], failed: [] },
+      partial: false,
+      warnings: [],
+      freshness,
+      unwatched,
+    };
   }
   if (index) {
     const plan = planRegex(compiled.planned, {
-      fixedStrings: options.fixedStrings ?? false,
+      fixedStrings: compiled.fixedStrings,
       ignoreCase: compiled.ignoreCase,
       unicode: compiled.flags.includes("u"),
       multiline: compiled.multiline,

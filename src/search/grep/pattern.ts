@@ -18,6 +18,8 @@ export interface PatternOptions {
   readonly word: boolean;
   /** Matches may span lines (`-U`). */
   readonly multiline: boolean;
+  /** Matches must be whole lines (`-x`; it overrides `word`). */
+  readonly lineRegexp?: boolean | undefined;
   /**
    * The regex syntax: rg's (Rust's `regex` crate, the default), or JavaScript's, an extension
    * with lookaround and backreferences (as rg's `-P` runs PCRE2).
@@ -41,6 +43,8 @@ export interface CompiledPattern {
   readonly exact: boolean;
   readonly ignoreCase: boolean;
   readonly multiline: boolean;
+  /** `planned` is a literal string, not a regex (one `-F` pattern). */
+  readonly fixedStrings: boolean;
   /**
    * The pattern as this module's JavaScript dialect (`^`/`$` a line's ends, `.` any character
    * but `\n`), before those are rewritten: what the literal analysis (`planRegex`) reads.
@@ -268,11 +272,63 @@ function withLineSemantics(source: string): string {
   return out;
 }
 
-/** Compiles a grep query; throws `INVALID_PATTERN` with the engine's reason. */
-export function compilePattern(pattern: string, options: PatternOptions): CompiledPattern {
-  if (typeof pattern !== "string") {
-    throw new FreshfsError("INVALID_PATTERN", "The search pattern must be a string.");
+/** rg's metacharacters (the regex crate's `escape`): escaped, each is itself. */
+const RUST_SPECIAL = /[\\.+*?()|[\]{}^$#&\-~]/g;
+
+/** A never-matching regex: the answer to no patterns at all (`-f` of an empty file), as rg's. */
+const NOTHING: CompiledPattern = {
+  source: "(?!)",
+  flags: "gu",
+  literal: undefined,
+  exact: false,
+  ignoreCase: false,
+  multiline: false,
+  planned: "(?!)",
+  foldsAside: false,
+  fixedStrings: false,
+};
+
+/**
+ * Compiles a grep query (several patterns: a line matching any of them matches, as rg's `-e`
+ * and `-f`); throws `INVALID_PATTERN` with the engine's reason.
+ */
+export function compilePattern(
+  pattern: string | readonly string[],
+  options: PatternOptions,
+): CompiledPattern {
+  const patterns = typeof pattern === "string" ? [pattern] : pattern;
+  if (!Array.isArray(patterns) || patterns.some((one) => typeof one !== "string")) {
+    throw new FreshfsError(
+      "INVALID_PATTERN",
+      "The search pattern must be a string or a list of strings.",
+    );
   }
+  if (patterns.length === 0) return { ...NOTHING, multiline: options.multiline };
+  if (patterns.length === 1 && !options.lineRegexp) {
+    return compileOne(patterns[0] as string, options);
+  }
+  // As rg joins them: one alternation of the patterns, each in a group of its own (so that
+  // inline flags stay within it), whole lines for `-x`; literals escaped into the syntax.
+  const rust = (options.syntax ?? "rust") === "rust";
+  const own = patterns.map((one) =>
+    options.fixedStrings ? one.replace(rust ? RUST_SPECIAL : REGEX_SPECIAL, "\\$&") : one,
+  );
+  if (!options.multiline) {
+    for (const [at, one] of patterns.entries()) {
+      if (one.includes("\n") || (!options.fixedStrings && /(^|[^\\])(\\\\)*\\n/.test(one))) {
+        throw lineBreakError(own[at] as string);
+      }
+    }
+  }
+  const joined = own.length === 1 ? (own[0] as string) : own.map((one) => `(?:${one})`).join("|");
+  return compileOne(options.lineRegexp ? `^(?:${joined})$` : joined, {
+    ...options,
+    fixedStrings: false,
+    word: options.word && !options.lineRegexp,
+  });
+}
+
+function compileOne(pattern: string, options: PatternOptions): CompiledPattern {
   // Lines never hold a line break: such a pattern could only ever fail, silently (rg refuses it).
   if (
     !options.multiline &&
@@ -354,6 +410,7 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
     exact,
     ignoreCase,
     multiline: options.multiline,
+    fixedStrings: options.fixedStrings,
     planned,
     foldsAside,
   };

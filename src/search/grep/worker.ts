@@ -53,6 +53,17 @@ export interface WorkerSettings {
   readonly maxCount: number;
   readonly mode: SearchMode;
   readonly maxFileSize: number;
+  /** `-v`, `--count-matches`, `-a` and what matches are reported with: see `EngineSettings`. */
+  readonly invert: boolean;
+  readonly spans: boolean;
+  readonly replace: string | undefined;
+  readonly countMatches: boolean;
+  readonly text: boolean;
+  /**
+   * Links are followed (`-L`): a file may lead outside the root, as the caller asked, so the
+   * check that it opens inside is not made.
+   */
+  readonly followLinks: boolean;
 }
 
 /** A range of a search's files. */
@@ -207,7 +218,13 @@ function searchStretches(
     if (outcome.kind !== "hits") continue;
     matches += outcome.matches;
     const base = (stretches[s + 2] as number) - 1;
-    for (const record of outcome.lines) lines.push([record[0] + base, record[1], record[2]]);
+    for (const record of outcome.lines) {
+      lines.push(
+        record.length === 3
+          ? [record[0] + base, record[1], record[2]]
+          : [record[0] + base, record[1], record[2], record[3] + from, record[4], record[5]],
+      );
+    }
   }
   return matches === 0 ? { kind: "none" } : { kind: "hits", matches, lines };
 }
@@ -227,7 +244,8 @@ function searchFile(
     // A listed file was a file when the walk passed: a link there now is not followed. And a
     // FIFO swapped in must not block the open (for files the flag changes nothing).
     const flags = constants.O_RDONLY | constants.O_NONBLOCK;
-    fd = openSync(path, settings.follow ? flags : flags | constants.O_NOFOLLOW);
+    const follow = settings.follow || settings.followLinks;
+    fd = openSync(path, follow ? flags : flags | constants.O_NOFOLLOW);
   } catch (error) {
     return failed(error);
   }
@@ -249,6 +267,7 @@ function searchFile(
     }
     if (
       PROC_FD !== undefined &&
+      !settings.followLinks &&
       outcome.kind !== "none" &&
       !opensInside(fd, serving.prefix, settings.named)
     ) {
@@ -356,6 +375,11 @@ function prepare(search: number, settings: WorkerSettings): Prepared {
     after: settings.after,
     maxCount: settings.maxCount,
     mode: settings.mode,
+    invert: settings.invert,
+    spans: settings.spans,
+    replace: settings.replace,
+    countMatches: settings.countMatches,
+    text: settings.text,
   };
   // Of the two characters, those that fold to a letter the finders look for (one pass each).
   const aside =
