@@ -229,9 +229,15 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "grep",
     title: "Search file contents",
-    description: `Searches file contents with a regular expression in ripgrep's syntax (Rust's regex crate: \\pL, [[:alpha:]], (?i), Unicode \\w and \\b; syntax "javascript" for lookaround and backreferences; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file. At most ${GREP_DEFAULT_HEAD_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_MAX_COLUMNS} characters. A search stops after ${GREP_TIMEOUT_MS / 1000} s with what it found, flagged partial; files the regex runs too long on are skipped and listed.`,
+    description: `Searches file contents with a regular expression in ripgrep's syntax (Rust's regex crate: \\pL, [[:alpha:]], (?i), Unicode \\w and \\b; syntax "javascript" for lookaround and backreferences; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file; -v inverts, -o shows only the matches, patterns adds alternatives, max_depth bounds the depth. At most ${GREP_DEFAULT_HEAD_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_MAX_COLUMNS} characters. A search stops after ${GREP_TIMEOUT_MS / 1000} s with what it found, flagged partial; files the regex runs too long on are skipped and listed.`,
     input: z.object({
       pattern: z.string().describe("The regular expression (or literal text with fixed_strings)."),
+      patterns: z
+        .array(z.string())
+        .optional()
+        .describe(
+          "More patterns: a line matching any of them, or pattern, matches (rg -e a -e b).",
+        ),
       path: z.string().optional().describe("A directory or file to search. Default: every root."),
       glob: z
         .string()
@@ -247,8 +253,16 @@ export const TOOLS: readonly ToolSpec[] = [
       "-C": count().optional().describe("Lines around each match (content mode)."),
       "-i": flag().optional().describe("Ignore case."),
       "-n": flag().optional().describe("Line numbers in content mode. Default true."),
+      "-v": flag().optional().describe("Invert: the lines that do not match."),
+      "-o": flag()
+        .optional()
+        .describe("Only the matches, each on a line of its own (content mode)."),
+      "-w": flag().optional().describe("Whole words only."),
       fixed_strings: flag().optional().describe("The pattern is literal text."),
       multiline: flag().optional().describe("Matches may span lines."),
+      max_depth: count()
+        .optional()
+        .describe("Only files at most this many directories down (1: the directory's own files)."),
       syntax: z
         .enum(["rust", "javascript"])
         .optional()

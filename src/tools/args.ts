@@ -107,6 +107,25 @@ export class Args {
     return value as T;
   }
 
+  /** An array of strings (or one string, as a list of one); undefined when absent. */
+  strings(name: string, aliases: readonly string[] = []): string[] | undefined {
+    let value = this.#raw(name, aliases);
+    if (value === undefined) return undefined;
+    if (typeof value === "string") {
+      // Some clients send arrays as JSON text; any other string is a list of one.
+      try {
+        const parsed: unknown = JSON.parse(value);
+        value = Array.isArray(parsed) ? parsed : [value];
+      } catch {
+        value = [value];
+      }
+    }
+    if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
+      throw invalid(this.#tool, `${name} must be an array of strings, not ${describe(value)}.`);
+    }
+    return value as string[];
+  }
+
   /** An array of objects, each read with its own `Args` (multi-edit's `edits`). */
   list(name: string, aliases: readonly string[] = []): Args[] {
     let value = this.#raw(name, aliases);

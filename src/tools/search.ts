@@ -48,8 +48,18 @@ export interface GlobToolResult {
 }
 
 export interface GrepParams {
-  /** A JavaScript regular expression (or a literal string with `fixed_strings`). */
+  /** A regular expression in rg's syntax (or a literal string with `fixed_strings`). */
   pattern?: string;
+  /** More patterns: a line matching any of them (and `pattern`) matches, as rg's `-e a -e b`. */
+  patterns?: readonly string[] | string;
+  /** The lines that do not match (`-v`). Alias: `invert_match`. */
+  "-v"?: boolean | string;
+  /** Each match alone, on a line of its own (`-o`). Alias: `only_matching`. */
+  "-o"?: boolean | string;
+  /** Whole words only (`-w`). Alias: `word_regexp`. */
+  "-w"?: boolean | string;
+  /** Only files at most this many directories down (1: the directory's own files). */
+  max_depth?: number | string;
   /** A directory or file (inside a root). @default every root */
   path?: string;
   /** Only files matching this glob (`*.ts`, `*.{ts,tsx}`, `!*.test.ts`). Alias: `include`. */
@@ -320,7 +330,14 @@ export async function grepTool(
   call: CallOptions = {},
 ): Promise<GrepToolResult> {
   const args = new Args("grep", input);
-  const pattern = args.requiredText("pattern");
+  const more = args.strings("patterns") ?? [];
+  const single = more.length > 0 ? args.string("pattern") : args.requiredText("pattern");
+  const patterns = single === undefined || single === "" ? more : [single, ...more];
+  const pattern = patterns.join(" | ");
+  const invert = args.boolean("-v", ["invert_match", "invert"]) ?? false;
+  const onlyMatching = args.boolean("-o", ["only_matching", "onlyMatching"]) ?? false;
+  const word = args.boolean("-w", ["word_regexp", "word"]) ?? false;
+  const maxDepth = args.integer("max_depth", ["maxDepth"], { min: 0 });
   const path = args.string("path");
   const globFilter = args.string("glob", ["include"]);
   const type = args.string("type");
@@ -349,8 +366,12 @@ export async function grepTool(
   const notes: string[] = [];
   let freshness: Freshness = "live";
   for (const base of searchRoots(context, path)) {
-    const result: GrepResult = await grepConfined(pattern, {
+    const result: GrepResult = await grepConfined(patterns.length === 1 ? pattern : patterns, {
       path: base,
+      invert,
+      onlyMatching,
+      word,
+      maxDepth,
       cache: context.cache,
       watch: context.watch,
       glob: globFilter,
