@@ -513,7 +513,7 @@ describe("freshfs grep", () => {
     expect(run.status, run.stderr).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toBe(partial);
-    const json = freshfs(["grep", "-P", "--json", "--timeout", "1000", "(?=(a+)+$)"], {
+    const json = freshfs(["grep", "-P", "--json-result", "--timeout", "1000", "(?=(a+)+$)"], {
       cwd: dir,
     });
     expect(json.status, json.stderr).toBe(2);
@@ -538,7 +538,7 @@ describe("freshfs grep", () => {
 
   it("prints one JSON document with --json", async () => {
     const repo = await repoTree(GREP_TREE);
-    const run = freshfs(["grep", "--json", "FIXME", "lib"], { cwd: repo.dir, home: repo.home });
+    const run = freshfs(["grep", "--json-result", "FIXME", "lib"], { cwd: repo.dir, home: repo.home });
     expect(run.status, run.stderr).toBe(0);
     const doc = JSON.parse(run.stdout);
     expect(doc.mode).toBe("content");
@@ -549,15 +549,15 @@ describe("freshfs grep", () => {
       expect(Number.isInteger(line.line)).toBe(true);
     }
     const counted = JSON.parse(
-      freshfs(["grep", "--json", "-c", "foo"], { cwd: repo.dir, home: repo.home }).stdout,
+      freshfs(["grep", "--json-result", "-c", "foo"], { cwd: repo.dir, home: repo.home }).stdout,
     );
     expect(counted.mode).toBe("count");
     expect(counted.counts).toContainEqual({ path: "multi.txt", count: 2 });
     const files = JSON.parse(
-      freshfs(["grep", "--json", "-l", "middle"], { cwd: repo.dir, home: repo.home }).stdout,
+      freshfs(["grep", "--json-result", "-l", "middle"], { cwd: repo.dir, home: repo.home }).stdout,
     );
     expect(files.files).toEqual(["multi.txt"]);
-    const none = freshfs(["grep", "--json", "qqqzzz"], { cwd: repo.dir, home: repo.home });
+    const none = freshfs(["grep", "--json-result", "qqqzzz"], { cwd: repo.dir, home: repo.home });
     expect(none.status).toBe(1);
     expect(JSON.parse(none.stdout).lines).toEqual([]);
   });

@@ -134,12 +134,13 @@ function sizeOf(path: string): number {
   }
 }
 
-function timeOf(path: string, by: "modified" | "accessed" | "created"): number {
+function timeOf(path: string, by: "modified" | "accessed" | "created"): bigint {
   try {
-    const stat = statSync(path);
-    return by === "modified" ? stat.mtimeMs : by === "accessed" ? stat.atimeMs : stat.birthtimeMs;
+    // Nanoseconds, as rg compares them: files made within a millisecond still have an order.
+    const stat = statSync(path, { bigint: true });
+    return by === "modified" ? stat.mtimeNs : by === "accessed" ? stat.atimeNs : stat.birthtimeNs;
   } catch {
-    return 0;
+    return 0n;
   }
 }
 
@@ -172,7 +173,7 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
   const context = args.context ?? 0;
   const before = args.before ?? context;
   const after = args.after ?? context;
-  const showsContext = (before > 0 || after > 0) && !args.onlyMatching && !args.vimgrep;
+  const showsContext = (before > 0 || after > 0) && !args.vimgrep;
   const mode: GrepOptions["outputMode"] =
     args.quiet || args.summary === "with-matches"
       ? "files_with_matches"
@@ -193,7 +194,7 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
     word: args.word,
     lineRegexp: args.lineRegexp,
     invert: args.invert,
-    onlyMatching: args.onlyMatching && !args.vimgrep,
+    onlyMatching: args.onlyMatching,
     replace: args.replace,
     submatches: args.json || args.vimgrep || args.column,
     multiline: args.multiline,
@@ -301,14 +302,31 @@ function ordered(runs: readonly Run[], args: GrepArgs): Run[] {
       if (!reverse) return run;
       return { ...run, result: reorder(result, (paths) => [...paths].reverse()) };
     }
-    const at = (path: string) => timeOf(`${result.root}/${path}`, by);
-    return {
-      ...run,
-      result: reorder(result, (paths) => {
-        const sorted = [...paths].sort((a, b) => at(a) - at(b));
-        return reverse ? sorted.reverse() : sorted;
-      }),
+    // rg sorts each directory's entries as it walks it: a directory by its own time, its
+    // files after it together, wherever its time puts it among its siblings.
+    const times = new Map<string, bigint>();
+    const at = (path: string) => {
+      let time = times.get(path);
+      if (time === undefined) {
+        time = timeOf(`${result.root}/${path}`, by);
+        times.set(path, time);
+      }
+      return time;
     };
+    const compare = (a: string, b: string) => {
+      const x = a.split("/");
+      const y = b.split("/");
+      for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        if (x[i] === y[i]) continue;
+        const p = x.slice(0, i + 1).join("/");
+        const q = y.slice(0, i + 1).join("/");
+        const [tp, tq] = [at(p), at(q)];
+        const order = tp < tq ? -1 : tp > tq ? 1 : p < q ? -1 : 1;
+        return reverse ? -order : order;
+      }
+      return x.length - y.length;
+    };
+    return { ...run, result: reorder(result, (paths) => [...paths].sort(compare)) };
   });
 }
 
@@ -362,17 +380,27 @@ function printed(runs: readonly Run[], args: GrepArgs, showsContext: boolean): s
         out.push(`${args.contextSeparator}\n`);
       }
       previous = line;
-      const pieces = args.vimgrep && line.match ? (line.submatches ?? []) : [undefined];
-      for (const piece of pieces) {
-        const sep = line.match ? args.fieldMatchSeparator : args.fieldContextSeparator;
-        let prefix = "";
-        if (withName && !args.heading) prefix += name(line.path) + (args.nul ? "\0" : sep);
-        if (lineNumbers) prefix += `${line.line}${sep}`;
-        const column = piece ? piece.start + 1 : line.column;
+      const pieces =
+        args.vimgrep && line.match && !args.onlyMatching ? (line.submatches ?? []) : [undefined];
+      const sep = line.match ? args.fieldMatchSeparator : args.fieldContextSeparator;
+      const prefix = (number: number, column: number | undefined) => {
+        let head = "";
+        if (withName && !args.heading) head += name(line.path) + (args.nul ? "\0" : sep);
+        if (lineNumbers) head += `${number}${sep}`;
         if ((args.column || args.vimgrep) && line.match && column !== undefined) {
-          prefix += `${column}${sep}`;
+          head += `${column}${sep}`;
         }
-        out.push(`${prefix}${shown(line.text, line.match, args)}\n`);
+        return head;
+      };
+      for (const piece of pieces) {
+        // A multiline match (`-U -o`) prints as its lines, each numbered as the line it is.
+        for (const [k, part] of line.text.split("\n").entries()) {
+          const head = prefix(
+            line.line + k,
+            k === 0 ? (piece ? piece.start + 1 : line.column) : undefined,
+          );
+          out.push(`${head}${shown(part, line.match, args)}\n`);
+        }
       }
     }
   }
@@ -448,9 +476,10 @@ function jsonLines(runs: readonly Run[], args: GrepArgs, started: number): strin
       totals.bytes_searched += stats.bytes_searched;
       totals.matched_lines += matchedLines;
       totals.matches += matches;
+      // rg's summary counts the searches that printed something.
+      totals.searches++;
       totals.searches_with_match++;
     }
-    totals.searches += result.filesRead;
   }
   // rg writes the summary's keys in sorted order.
   const total = elapsed(performance.now() - started);

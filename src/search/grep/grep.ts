@@ -1004,7 +1004,7 @@ async function search(
               );
             }
           } else if (onlyMatching) {
-            // Each match a line of its own; context lines are not shown with them (as rg's -o).
+            // Each match a line of its own (context lines stay whole, as rg's -o shows them).
             const [line, text, , , at, texts] = record;
             for (let k = 0; k < texts.length; k++) {
               const start = at[2 * k] as number;
@@ -1089,8 +1089,8 @@ async function search(
     exact: compiled.exact,
     ignoreCase: compiled.ignoreCase,
     multiline: compiled.multiline,
-    before: mode === "content" && !onlyMatching ? before : 0,
-    after: mode === "content" && !onlyMatching ? after : 0,
+    before: mode === "content" ? before : 0,
+    after: mode === "content" ? after : 0,
     maxCount,
     mode: withoutMatch ? "files_with_matches" : mode,
     maxFileSize,
