@@ -247,6 +247,15 @@ export function buildSegment(job: BuildJob): SegmentData {
     sizes[file] = read.size;
     textBytes += length;
     const bytes = scratch;
+    // UTF-16 with a byte order mark: grep transcodes it before searching (as rg does), so its
+    // bytes here are not the text searched; grep reads it itself.
+    if (
+      length >= 2 &&
+      ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+    ) {
+      flags[file] = UNINDEXED;
+      continue;
+    }
     if (bytes.subarray(0, Math.min(length, BINARY_PROBE)).includes(0)) {
       flags[file] = BINARY;
       continue;

@@ -101,20 +101,20 @@ interface DirState {
   readonly dev: number;
   readonly ino: number;
   readonly digest: string;
-  /** The `.gitignore` and `.ignore` bytes its rules came from, when it has either. */
+  /** The `.gitignore`, `.ignore` and `.rgignore` bytes its rules came from, when it has any. */
   readonly ignoreBytes: WalkedDirectory["ignoreBytes"] | undefined;
   /** The watch request whose report (or a later one) confirms it; 0 once confirmed. */
   request: number;
 }
 
 function stateOf(dir: WalkedDirectory, request: number): DirState {
-  const [gitignore, ignore] = dir.ignoreBytes;
+  const [gitignore, ignore, rgignore] = dir.ignoreBytes;
   return {
     frame: dir.frame,
     dev: dir.dev,
     ino: dir.ino,
     digest: dir.digest,
-    ignoreBytes: gitignore || ignore ? dir.ignoreBytes : undefined,
+    ignoreBytes: gitignore || ignore || rgignore ? dir.ignoreBytes : undefined,
     request,
   };
 }
@@ -129,7 +129,7 @@ function sameIgnoreBytes(absolute: string, bytes: DirState["ignoreBytes"]): bool
     }
   };
   if (!bytes) return true;
-  const now = [read(".gitignore"), read(".ignore")];
+  const now = [read(".gitignore"), read(".ignore"), read(".rgignore")];
   return bytes.every((was, i) => {
     const is = now[i];
     return was === undefined ? is === undefined : is?.equals(was) === true;
@@ -204,13 +204,13 @@ function reindexed(
 
 /**
  * Fingerprints, right after the walk read `dir`, the rule files it brought: a nested
- * repository's sources, and where a `.ignore` that is a symlink leads.
+ * repository's sources, and where a `.ignore` or `.rgignore` that is a symlink leads.
  */
 function printSources(dir: WalkedDirectory, prints: Map<string, string>): void {
   for (const file of nestedSources(dir)) prints.set(file, fingerprint(file));
-  if (dir.linkedIgnore) {
+  for (const link of dir.linkedIgnore) {
     try {
-      const target = realpathSync(dir.linkedIgnore);
+      const target = realpathSync(link);
       prints.set(target, fingerprint(target));
     } catch {
       // Dangling since: the link's own name is watched in its directory.
@@ -246,7 +246,7 @@ function addSource(sources: Map<string, Set<string>>, file: string): void {
 }
 
 /** Names whose change re-derives the rules of the directory holding them. */
-const RULE_NAMES = new Set([".gitignore", ".ignore", ".git"]);
+const RULE_NAMES = new Set([".gitignore", ".ignore", ".rgignore", ".git"]);
 
 /** More changed names than this in one directory: it is read whole instead, one readdir. */
 const READ_WHOLE_AT = 256;

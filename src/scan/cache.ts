@@ -25,7 +25,7 @@ import {
 export interface ScanPolicy {
   /** List entries whose name starts with a dot (`.git` is never listed). @default false */
   includeHidden?: boolean | undefined;
-  /** Apply `.gitignore`, `.git/info/exclude`, the global excludes file and `.ignore`. @default true */
+  /** Apply `.gitignore`, `.git/info/exclude`, the global excludes file, `.ignore` and `.rgignore`. @default true */
   useGitignore?: boolean | undefined;
 }
 
@@ -401,7 +401,7 @@ function resolvePolicy(root: string, policy: ScanPolicy) {
  * - the path's location, with its parent canonicalized and the last name kept (a symlink that
  *   was moved or created changed its own directory, wherever it points), and, when it resolves
  *   elsewhere, where it leads (a write through a link lands there);
- * - for a `.gitignore` or `.ignore`, the whole directory that holds it (it rules every path
+ * - for a `.gitignore`, `.ignore` or `.rgignore`, the whole directory that holds it (it rules every path
  *   below); for anything inside a `.git` directory (info/exclude, config), the work tree;
  * - for git's own configuration and the default global excludes file, every tree.
  * A `core.excludesFile` elsewhere is not recognized: its listings last until their TTL.
@@ -423,7 +423,9 @@ function invalidationTargets(path: string): string[] | undefined {
     // A loop or an unreadable link: the location is what changed.
   }
   const name = basename(location);
-  if (name === ".gitignore" || name === ".ignore") targets.push(dirname(location));
+  if (name === ".gitignore" || name === ".ignore" || name === ".rgignore") {
+    targets.push(dirname(location));
+  }
   const gitDir = location.lastIndexOf("/.git/");
   if (gitDir !== -1) targets.push(location.slice(0, gitDir) || "/");
   return targets;

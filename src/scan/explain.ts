@@ -32,6 +32,7 @@ function kindOf(path: string): "file" | "symlink" | undefined {
 function ignoreFilesOf(dir: string): DirectoryIgnoreFiles {
   return {
     git: kindOf(join(dir, ".git")) !== undefined,
+    rgignore: kindOf(join(dir, ".rgignore")),
     ignore: kindOf(join(dir, ".ignore")),
     gitignore: kindOf(join(dir, ".gitignore")),
   };

@@ -145,10 +145,14 @@ export interface WalkedDirectory {
   readonly ino: number;
   /** `namesDigest` of what was read: the live tree compares it with a read after its watch. */
   readonly digest: string;
-  /** The `.gitignore` and `.ignore` bytes the rules came from (undefined: none read). */
-  readonly ignoreBytes: readonly [Uint8Array | undefined, Uint8Array | undefined];
-  /** The `.ignore` read through a symlink, if so: its target is a rule file too. */
-  readonly linkedIgnore: string | undefined;
+  /** The `.gitignore`, `.ignore` and `.rgignore` bytes the rules came from (undefined: none read). */
+  readonly ignoreBytes: readonly [
+    Uint8Array | undefined,
+    Uint8Array | undefined,
+    Uint8Array | undefined,
+  ];
+  /** The `.ignore` and `.rgignore` read through a symlink: their targets are rule files too. */
+  readonly linkedIgnore: readonly string[];
 }
 
 export interface Listing {
@@ -367,16 +371,21 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     directories++;
     let ignore = parent;
     const ignoreBytes: IgnoreBytes = {};
-    let linkedIgnore = false;
+    const linked: string[] = [];
     if (parent) {
-      const kinds: DirectoryIgnoreFiles = { git: false, ignore: undefined, gitignore: undefined };
+      const kinds: DirectoryIgnoreFiles = {
+        git: false,
+        rgignore: undefined,
+        ignore: undefined,
+        gitignore: undefined,
+      };
       for (const dirent of dirents) {
         if (dirent.name.charCodeAt(0) !== 0x2e) continue;
         const kind = dirent.isSymbolicLink() ? "symlink" : "file";
         if (dirent.name === ".git") kinds.git = true;
-        else if (dirent.name === ".ignore") {
-          kinds.ignore = kind;
-          linkedIgnore = kind === "symlink";
+        else if (dirent.name === ".ignore" || dirent.name === ".rgignore") {
+          kinds[dirent.name === ".ignore" ? "ignore" : "rgignore"] = kind;
+          if (kind === "symlink") linked.push(dirent.name);
         } else if (dirent.name === ".gitignore") kinds.gitignore = kind;
       }
       ignore = enterDirectory(
@@ -416,11 +425,14 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
         ino: stats.ino,
         // Over every name read, valid or not: the watcher's thread reads the same.
         digest: namesDigest(sorted),
-        ignoreBytes: [ignoreBytes.gitignore, ignoreBytes.ignore],
-        linkedIgnore: linkedIgnore && ignoreBytes.ignore ? `${absolute}/.ignore` : undefined,
+        ignoreBytes: [ignoreBytes.gitignore, ignoreBytes.ignore, ignoreBytes.rgignore],
+        linkedIgnore: linked
+          .filter((name) => ignoreBytes[name === ".ignore" ? "ignore" : "rgignore"])
+          .map((name) => `${absolute}/${name}`),
       });
       ignoreBytes.gitignore = undefined;
       ignoreBytes.ignore = undefined;
+      ignoreBytes.rgignore = undefined;
     }
     return open;
   };
@@ -532,8 +544,8 @@ export function judge(
   includeHidden: boolean,
 ): Verdict {
   if (name === ".git" || isFreshfsSidecar(name)) return OMITTED;
-  const hidden = !includeHidden && name.charCodeAt(0) === 0x2e;
-  if (hidden && type !== "file") return OMITTED;
+  const dotted = !includeHidden && name.charCodeAt(0) === 0x2e;
+  let whitelisted = false;
   if (!dir.unfiltered) {
     const relBytes = childRelBytes(dir, name, rel);
     const rule = (dir.ignore as IgnoreStack).match(
@@ -543,9 +555,14 @@ export function judge(
     );
     if (rule && !rule.negated) {
       if (type !== "file") return OMITTED;
-      return hidden ? SKIPPED_HIDDEN_IGNORED : SKIPPED_IGNORED;
+      return dotted ? SKIPPED_HIDDEN_IGNORED : SKIPPED_IGNORED;
     }
+    whitelisted = rule !== undefined;
   }
+  // A name an ignore file re-includes (`!.env`) is not hidden: rg lists it, as any rule's
+  // verdict comes before the hidden-name rule there.
+  const hidden = dotted && !whitelisted;
+  if (hidden && type !== "file") return OMITTED;
   return hidden ? SKIPPED_HIDDEN : LISTED;
 }
 
@@ -577,11 +594,13 @@ export function typeOf(dirent: Dirent | Stats): EntryType | undefined {
 export interface IgnoreBytes {
   gitignore?: Uint8Array | undefined;
   ignore?: Uint8Array | undefined;
+  rgignore?: Uint8Array | undefined;
 }
 
 /** Which ignore-related entries a directory holds. */
 export interface DirectoryIgnoreFiles {
   git: boolean;
+  rgignore: "file" | "symlink" | undefined;
   ignore: "file" | "symlink" | undefined;
   gitignore: "file" | "symlink" | undefined;
 }
@@ -618,13 +637,14 @@ export function enterDirectory(
       message: "not read: a .gitignore that is a symlink is ignored, as git ignores it",
     });
   }
+  bytes.rgignore = files.rgignore && readIgnore(join(absolute, ".rgignore"), warnings);
   bytes.ignore = files.ignore && readIgnore(join(absolute, ".ignore"), warnings);
   // git refuses a .gitignore that is a symlink (since 2.32), and so does the walker.
   bytes.gitignore =
     files.gitignore === "file" ? readIgnore(join(absolute, ".gitignore"), warnings) : undefined;
   return parent.child(
     relBytes,
-    { ignore: bytes.ignore, gitignore: bytes.gitignore },
+    { rgignore: bytes.rgignore, ignore: bytes.ignore, gitignore: bytes.gitignore },
     nested,
     problems,
     absolute,

@@ -4,6 +4,7 @@
  * `pattern` and `gitconfig`; reads files only through the functions that build frames.
  *
  * Precedence (ripgrep's, which is git's for the gitignore family):
+ * 0. `.rgignore` files, the deepest first (ripgrep's own, above every other source);
  * 1. `.ignore` files, the deepest first (they apply inside and outside git repositories);
  * 2. `.gitignore` files, the deepest first, up to the root of the repository holding the path;
  * 3. that repository's `.git/info/exclude`;
@@ -39,6 +40,7 @@ type Env = NodeJS.ProcessEnv;
 
 /** What one directory contributes. */
 interface Frame {
+  readonly rgignore: IgnoreFile | undefined;
   readonly ignore: IgnoreFile | undefined;
   readonly gitignore: IgnoreFile | undefined;
   /** Byte form of the path from this directory to the scan root, with a trailing "/". */
@@ -168,17 +170,35 @@ export class IgnoreStack {
     for (const dir of ancestors) {
       const inRepo = repoRoot !== undefined && isWithin(dir, repoRoot);
       // A `.git` made above the root would put it in a repository (findRepositoryRoot).
-      probed?.push(join(dir, ".ignore"), join(dir, ".gitignore"), join(dir, ".git"));
+      probed?.push(
+        join(dir, ".rgignore"),
+        join(dir, ".ignore"),
+        join(dir, ".gitignore"),
+        join(dir, ".git"),
+      );
+      const rgignore = readIgnoreFile(join(dir, ".rgignore"), false, problems);
       const ignore = readIgnoreFile(join(dir, ".ignore"), false, problems);
       const gitignore =
         inRepo && repository
           ? readIgnoreFile(join(dir, ".gitignore"), repository.ignoreCase, problems)
           : undefined;
-      if (!ignore && !gitignore && dir !== repoRoot) continue;
-      const frame: Frame = { ignore, gitignore, prefix: prefixBetween(dir, root), strip: 0 };
+      if (!rgignore && !ignore && !gitignore && dir !== repoRoot) continue;
+      const frame: Frame = {
+        rgignore,
+        ignore,
+        gitignore,
+        prefix: prefixBetween(dir, root),
+        strip: 0,
+      };
       stack = new IgnoreStack(stack, frame, repository, repoPrefix, 0, dir === repoRoot);
     }
-    const top: Frame = { ignore: undefined, gitignore: undefined, prefix: "", strip: 0 };
+    const top: Frame = {
+      rgignore: undefined,
+      ignore: undefined,
+      gitignore: undefined,
+      prefix: "",
+      strip: 0,
+    };
     return stack ?? new IgnoreStack(undefined, top, repository, repoPrefix, 0, root === repoRoot);
   }
 
@@ -188,21 +208,27 @@ export class IgnoreStack {
    */
   child(
     dir: string,
-    files: { ignore?: Uint8Array | undefined; gitignore?: Uint8Array | undefined },
+    files: {
+      rgignore?: Uint8Array | undefined;
+      ignore?: Uint8Array | undefined;
+      gitignore?: Uint8Array | undefined;
+    },
     nested: Repository | undefined,
     problems: PatternProblem[],
     absoluteDir: string,
   ): IgnoreStack {
     const repository = nested ?? this.#repository;
     const strip = dir === "" ? 0 : dir.length + 1;
+    const rgignore =
+      files.rgignore && compile(files.rgignore, join(absoluteDir, ".rgignore"), false, problems);
     const ignore =
       files.ignore && compile(files.ignore, join(absoluteDir, ".ignore"), false, problems);
     const gitignore =
       files.gitignore && repository
         ? compile(files.gitignore, join(absoluteDir, ".gitignore"), repository.ignoreCase, problems)
         : undefined;
-    if (!ignore && !gitignore && !nested) return this;
-    const frame: Frame = { ignore, gitignore, prefix: "", strip };
+    if (!rgignore && !ignore && !gitignore && !nested) return this;
+    const frame: Frame = { rgignore, ignore, gitignore, prefix: "", strip };
     return nested
       ? new IgnoreStack(this, frame, nested, "", strip, true)
       : new IgnoreStack(this, frame, repository, this.#repoPrefix, this.#repoStrip, false);
@@ -216,7 +242,8 @@ export class IgnoreStack {
   /** Whether any rule can apply below this point (an empty stack lets the walker skip matching). */
   get empty(): boolean {
     for (let node: IgnoreStack | undefined = this; node; node = node.#parent) {
-      if (node.#frame.ignore || node.#frame.gitignore) return false;
+      const frame = node.#frame;
+      if (frame.rgignore || frame.ignore || frame.gitignore) return false;
     }
     return (this.#repository?.excludes.length ?? 0) === 0;
   }
@@ -226,11 +253,13 @@ export class IgnoreStack {
    * component), by the precedence in the module comment; undefined when no rule matches.
    */
   match(path: string, name: string, isDir: boolean): IgnoreMatch | undefined {
-    for (let node: IgnoreStack | undefined = this; node; node = node.#parent) {
-      const file = node.#frame.ignore;
-      if (file) {
-        const rule = file.match(name, isDir, path, node.#frame.prefix, node.#frame.strip);
-        if (rule) return rule;
+    for (const layer of ["rgignore", "ignore"] as const) {
+      for (let node: IgnoreStack | undefined = this; node; node = node.#parent) {
+        const file = node.#frame[layer];
+        if (file) {
+          const rule = file.match(name, isDir, path, node.#frame.prefix, node.#frame.strip);
+          if (rule) return rule;
+        }
       }
     }
     if (!this.#repository) return undefined;

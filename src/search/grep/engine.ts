@@ -83,11 +83,12 @@ interface Line {
  * file (`atStart`).
  */
 export function searchBuffer(
-  buffer: Buffer,
+  raw: Buffer,
   settings: EngineSettings,
   whole = true,
   atStart = whole,
 ): FileOutcome {
+  const buffer = whole ? transcoded(raw) : raw;
   if (whole && !settings.text && buffer.subarray(0, BINARY_PROBE).includes(0)) return BINARY;
   // A UTF-8 byte order mark is not part of the first line's text (ripgrep strips it too).
   const start = atStart && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
@@ -118,6 +119,20 @@ export function searchBuffer(
   }
   if (settings.mode !== "content") return { kind: "hits", matches: count, lines: [] };
   return { kind: "hits", matches: count, lines: withContext(buffer, start, matched, settings) };
+}
+
+/**
+ * A text that begins with a UTF-16 byte order mark, as UTF-8 (its mark dropped), as rg
+ * transcodes it before searching; any other buffer as it is. Line numbers and offsets are then
+ * the transcoded text's.
+ */
+export function transcoded(buffer: Buffer): Buffer {
+  if (buffer.length < 2) return buffer;
+  const le = buffer[0] === 0xff && buffer[1] === 0xfe;
+  const be = buffer[0] === 0xfe && buffer[1] === 0xff;
+  if (!le && !be) return buffer;
+  const text = new TextDecoder(le ? "utf-16le" : "utf-16be").decode(buffer.subarray(2));
+  return Buffer.from(text, "utf8");
 }
 
 /** Where the line holding byte `at` starts (never before `start`). */

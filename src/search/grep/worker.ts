@@ -18,6 +18,7 @@ import {
   type LineRecord,
   type SearchMode,
   searchBuffer,
+  transcoded,
 } from "./engine.js";
 import { anyFinder, exactFinder, type Finder, foldedFinder } from "./finder.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
@@ -255,7 +256,9 @@ function searchFile(
     try {
       if (stretches) outcome = searchStretches(fd, stretches, serving, engine);
       else {
-        const file = read(fd, settings.maxFileSize);
+        const bytes = read(fd, settings.maxFileSize);
+        // Transcoded here (a UTF-16 text), so that the look for U+212A and U+017F sees the text.
+        const file = Buffer.isBuffer(bytes) ? transcoded(bytes) : bytes;
         // Its U+212A or U+017F match the literal's `k` or `s` under `iu`: no literal then.
         if (serving.plain && Buffer.isBuffer(file) && serving.aside.some((c) => file.includes(c))) {
           engine = serving.plain;
