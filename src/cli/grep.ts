@@ -7,7 +7,8 @@
  * reading the output is the usual reader here. `-N`, `-I` and `--heading` change each, and
  * the last of two opposite flags wins, as with rg.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { FreshfsError } from "../errors.js";
 import {
   GREP_MAX_FILE_BYTES,
@@ -134,7 +135,48 @@ function sizeOf(path: string): number {
   }
 }
 
+/**
+ * Access times as they were before this run read anything (reading a file or a directory moves
+ * its own): every entry under the roots, each taken before its directory is read, as rg's walk
+ * sorts a directory's entries before it enters them. Only for `--sort accessed`.
+ */
+function accessTimesBefore(roots: readonly (string | undefined)[]): Map<string, bigint> {
+  const times = new Map<string, bigint>();
+  const visit = (path: string) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(path);
+    } catch {
+      return;
+    }
+    const dirs: string[] = [];
+    for (const name of entries) {
+      const child = `${path}/${name}`;
+      try {
+        const stat = statSync(child, { bigint: true });
+        times.set(child, stat.atimeNs);
+        if (stat.isDirectory() && name !== ".git") dirs.push(child);
+      } catch {
+        // Gone, or a dangling link: nothing to sort.
+      }
+    }
+    for (const dir of dirs) visit(dir);
+  };
+  for (const root of roots) {
+    try {
+      visit(realpathSync(resolve(root ?? ".")));
+    } catch {
+      // A root that is not there: its run says so.
+    }
+  }
+  return times;
+}
+
+let accessTimes: Map<string, bigint> | undefined;
+
 function timeOf(path: string, by: "modified" | "accessed" | "created"): bigint {
+  const before = by === "accessed" ? accessTimes?.get(resolve(path)) : undefined;
+  if (before !== undefined) return before;
   try {
     // Nanoseconds, as rg compares them: files made within a millisecond still have an order.
     const stat = statSync(path, { bigint: true });
@@ -173,7 +215,7 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
   const context = args.context ?? 0;
   const before = args.before ?? context;
   const after = args.after ?? context;
-  const showsContext = (before > 0 || after > 0) && !args.vimgrep;
+  const showsContext = (before > 0 || after > 0 || args.passthru) && !args.vimgrep;
   const mode: GrepOptions["outputMode"] =
     args.quiet || args.summary === "with-matches"
       ? "files_with_matches"
@@ -187,7 +229,13 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
     path,
     hidden: args.hidden || args.unrestricted >= 2,
     gitignore: !(args.noIgnore || args.unrestricted >= 1),
-    text: args.text || args.unrestricted >= 3,
+    // rg searches a file it finds up to its first NUL, and a file it is given (or every file,
+    // with --binary or -uuu) whole, saying that it matches.
+    binary: args.text
+      ? "text"
+      : args.binary || args.unrestricted >= 3 || isFile(path)
+        ? "report"
+        : "quit",
     ignoreCase: args.caseMode === "insensitive",
     smartCase: args.caseMode === "smart",
     fixedStrings: args.fixedStrings,
@@ -196,11 +244,14 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
     invert: args.invert,
     onlyMatching: args.onlyMatching,
     replace: args.replace,
-    submatches: args.json || args.vimgrep || args.column,
+    // With -r or a column, rg knows each match, and an omitted line says how many it had.
+    submatches: args.json || args.vimgrep || columns(args) || args.replace !== undefined,
     multiline: args.multiline,
     syntax: rust ? "rust" : "javascript",
-    before,
-    after,
+    // --passthru: every line, as context around the matches, with no separator.
+    before: args.passthru ? Number.POSITIVE_INFINITY : before,
+    // rg prints nothing past the last match -m counts, even with --passthru.
+    after: args.passthru ? (args.maxCount === undefined ? Number.POSITIVE_INFINITY : 0) : after,
     glob: args.globs.filter((g) => !g.insensitive).map((g) => g.glob),
     iglob: args.globs.filter((g) => g.insensitive).map((g) => g.glob),
     globCaseInsensitive: args.globCaseInsensitive,
@@ -222,6 +273,7 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
   });
 
   const started = performance.now();
+  if (args.sort.by === "accessed") accessTimes = accessTimesBefore(paths);
   const runs: Run[] = [];
   let failed = false;
   for (const path of paths) {
@@ -248,12 +300,13 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
     return status(runs, failed, args);
   }
   if (args.files) {
+    const found = runs.some((run) => run.result.files.length > 0);
+    if (args.quiet) return failed ? 2 : found ? 0 : 1;
     const out: string[] = [];
     for (const run of ordered(runs, args)) {
       for (const file of run.result.files) out.push(run.name(file));
     }
     write(out.map((path) => path + (args.nul ? "\0" : "\n")).join(""));
-    const found = runs.some((run) => run.result.files.length > 0);
     return failed ? 2 : found ? 0 : 1;
   }
   const searched = runs.reduce((sum, run) => sum + run.result.filesSearched, 0);
@@ -356,8 +409,8 @@ function byFile(lines: readonly GrepLine[]): Map<string, GrepLine[]> {
 function printed(runs: readonly Run[], args: GrepArgs, showsContext: boolean): string {
   const out: string[] = [];
   const end = args.nul ? "\0" : "\n";
-  const lineNumbers = args.lineNumber || args.vimgrep;
-  const withName = args.withFilename || args.vimgrep;
+  const lineNumbers = args.lineNumber;
+  const withName = args.withFilename;
   for (const run of ordered(runs, args)) {
     const { result, name } = run;
     if (result.mode === "files_with_matches" || result.mode === "files_without_match") {
@@ -372,11 +425,20 @@ function printed(runs: readonly Run[], args: GrepArgs, showsContext: boolean): s
     }
     let previous: GrepLine | undefined;
     for (const line of result.lines) {
+      if (line.binary) {
+        out.push(`${name(line.path)}: ${binaryNotice(line.binary)}\n`);
+        continue;
+      }
       const newFile = previous?.path !== line.path;
       if (args.heading && newFile) {
         if (out.length > 0) out.push("\n");
         out.push(`${name(line.path)}${args.nul ? "\0" : "\n"}`);
-      } else if (showsContext && previous && (newFile || line.line > previous.line + 1)) {
+      } else if (
+        showsContext &&
+        args.contextSeparator !== undefined &&
+        previous &&
+        (newFile || line.line > previous.line + 1)
+      ) {
         out.push(`${args.contextSeparator}\n`);
       }
       previous = line;
@@ -387,7 +449,7 @@ function printed(runs: readonly Run[], args: GrepArgs, showsContext: boolean): s
         let head = "";
         if (withName && !args.heading) head += name(line.path) + (args.nul ? "\0" : sep);
         if (lineNumbers) head += `${number}${sep}`;
-        if ((args.column || args.vimgrep) && line.match && column !== undefined) {
+        if (columns(args) && line.match && column !== undefined) {
           head += `${column}${sep}`;
         }
         return head;
@@ -399,7 +461,7 @@ function printed(runs: readonly Run[], args: GrepArgs, showsContext: boolean): s
             line.line + k,
             k === 0 ? (piece ? piece.start + 1 : line.column) : undefined,
           );
-          out.push(`${head}${shown(part, line.match, args)}\n`);
+          out.push(`${head}${shown(part, line, args)}\n`);
         }
       }
     }
@@ -407,13 +469,48 @@ function printed(runs: readonly Run[], args: GrepArgs, showsContext: boolean): s
   return out.join("");
 }
 
-/** A line's text as printed: trimmed (`--trim`), omitted or previewed past `-M`. */
-function shown(text: string, match: boolean, args: GrepArgs): string {
-  const trimmed = args.trim ? text.replace(/^[ \t\f\v\r]+/, "") : text;
+/** Whether columns are printed: `--column`, or `--vimgrep` unless `--no-column`. */
+function columns(args: GrepArgs): boolean {
+  return args.column ?? args.vimgrep;
+}
+
+function binaryNotice(binary: { offset: number; stopped: boolean }): string {
+  const found = `(found "\\0" byte around offset ${binary.offset})`;
+  return binary.stopped
+    ? `WARNING: stopped searching binary file after match ${found}`
+    : `binary file matches ${found}`;
+}
+
+/**
+ * A line's text as printed: trimmed (`--trim`), omitted or previewed past `-M`. Where rg knows
+ * the line's matches (`-r`, a column), an omitted line says how many it had.
+ */
+function shown(given: string, line: GrepLine, args: GrepArgs): string {
+  const trim = (value: string) => (args.trim ? value.replace(/^[ \t\f\v\r]+/, "") : value);
   const max = args.maxColumns;
-  if (max === undefined || max === 0 || Buffer.byteLength(trimmed) <= max) return trimmed;
-  if (args.maxColumnsPreview) return `${trimmed.slice(0, max)} [... omitted end of long line]`;
-  return match ? OMITTED.match : OMITTED.context;
+  // rg bounds a line as it is and trims its preview after the cut; a match (-o) it trims first.
+  const text = args.onlyMatching ? trim(given) : given;
+  if (max === undefined || max === 0 || Buffer.byteLength(text) <= max) return trim(text);
+  // With -o, rg knows the one match the line is.
+  const known = line.match ? (args.onlyMatching ? [{ start: 0 }] : line.submatches) : undefined;
+  if (args.maxColumnsPreview) {
+    const preview = trim(text.slice(0, max));
+    if (!known) return `${preview} [... omitted end of long line]`;
+    const more = known.filter((m) => m.start >= max).length;
+    return `${preview} [... ${more} more match${more === 1 ? "" : "es"}]`;
+  }
+  if (known) return `[Omitted long line with ${known.length} matches]`;
+  return line.match ? OMITTED.match : OMITTED.context;
+}
+
+/** Whether `path` names a file (not a directory, nor a link to one). */
+function isFile(path: string | undefined): boolean {
+  if (path === undefined) return false;
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** rg's `--json`: begin, match and context, end per file; a summary at the end. */

@@ -32,7 +32,8 @@ export interface GrepArgs {
   withFilename: boolean;
   heading: boolean;
   nul: boolean;
-  column: boolean;
+  /** undefined: as `--vimgrep` says. */
+  column: boolean | undefined;
   vimgrep: boolean;
   files: boolean;
   typeList: boolean;
@@ -42,6 +43,10 @@ export interface GrepArgs {
   /** `-u` given this many times. */
   unrestricted: number;
   text: boolean;
+  /** `--binary`: every file with a NUL searched whole and reported as matching, as a named file is. */
+  binary: boolean;
+  /** `--passthru`: every line printed, the matching ones as matches. */
+  passthru: boolean;
   multiline: boolean;
   multilineDotall: boolean;
   javascript: boolean;
@@ -68,7 +73,8 @@ export interface GrepArgs {
   maxFileSize: number | undefined;
   timeoutMs: number | undefined;
   limit: number | undefined;
-  contextSeparator: string;
+  /** undefined: none (`--no-context-separator`). */
+  contextSeparator: string | undefined;
   fieldMatchSeparator: string;
   fieldContextSeparator: string;
   help: boolean;
@@ -159,6 +165,14 @@ const FLAGS: readonly Flag[] = [
     },
   },
   { short: "a", long: ["text"], set: { text: true } },
+  { long: ["binary"], set: { binary: true } },
+  { long: ["no-binary"], set: { binary: false } },
+  {
+    long: ["passthru", "passthrough"],
+    set: { passthru: true, after: undefined, before: undefined, context: undefined },
+  },
+  { long: ["no-context-separator"], set: { contextSeparator: undefined } },
+  { long: ["sort-files"], set: { sort: { by: "path", reverse: false } } },
   { long: ["no-text"], set: { text: false } },
   { short: "U", long: ["multiline"], set: { multiline: true } },
   { long: ["no-multiline"], set: { multiline: false } },
@@ -184,6 +198,7 @@ const FLAGS: readonly Flag[] = [
     value: true,
     act: (a, v, f) => {
       a.after = whole(v, f);
+      a.passthru = false;
     },
   },
   {
@@ -192,6 +207,7 @@ const FLAGS: readonly Flag[] = [
     value: true,
     act: (a, v, f) => {
       a.before = whole(v, f);
+      a.passthru = false;
     },
   },
   {
@@ -200,6 +216,7 @@ const FLAGS: readonly Flag[] = [
     value: true,
     act: (a, v, f) => {
       a.context = whole(v, f);
+      a.passthru = false;
     },
   },
   {
@@ -317,9 +334,11 @@ const FLAGS: readonly Flag[] = [
         throw bad(`${f} takes never, auto, always or ansi, not '${v}'.`);
     },
   },
-  // Accepted and without effect here: freshfs reads no config file, picks its own threads and
-  // writes its output in one piece.
+  // Accepted and without effect here: freshfs reads no config file, reads files (no memory
+  // maps), picks its own threads and writes its output in one piece.
   { long: ["no-config"], act: () => undefined },
+  { long: ["mmap"], act: () => undefined },
+  { long: ["no-mmap"], act: () => undefined },
   { long: ["line-buffered"], act: () => undefined },
   { long: ["block-buffered"], act: () => undefined },
   {
@@ -339,8 +358,6 @@ const NOT_SUPPORTED = new Set([
   "pre-glob",
   "search-zip",
   "z",
-  "passthru",
-  "passthrough",
   "byte-offset",
   "b",
   "stats",
@@ -369,20 +386,15 @@ const NOT_SUPPORTED = new Set([
   "ignore-file-case-insensitive",
   "dfa-size-limit",
   "regex-size-limit",
-  "mmap",
-  "no-mmap",
   "null-data",
   "unicode",
   "no-unicode",
   "pcre2-unicode",
   "files-with-matches-count",
-  "binary",
-  "no-binary",
   "max-columns-preview-len",
   "hyperlink-format",
   "include-zero",
   "vimgrep-column",
-  "sort-files",
 ]);
 
 const BY_SHORT = new Map(FLAGS.filter((f) => f.short).map((f) => [f.short as string, f]));
@@ -424,7 +436,7 @@ export function emptyGrepArgs(): GrepArgs {
     withFilename: true,
     heading: false,
     nul: false,
-    column: false,
+    column: undefined,
     vimgrep: false,
     files: false,
     typeList: false,
@@ -433,6 +445,8 @@ export function emptyGrepArgs(): GrepArgs {
     noIgnore: false,
     unrestricted: 0,
     text: false,
+    binary: false,
+    passthru: false,
     multiline: false,
     multilineDotall: false,
     javascript: false,

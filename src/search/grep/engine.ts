@@ -45,9 +45,19 @@ export interface EngineSettings {
   readonly replace: string | undefined;
   /** `count` mode counts matches, not lines (`--count-matches`). */
   readonly countMatches: boolean;
-  /** A NUL byte does not make a file binary: it is searched as text (`-a`). */
-  readonly text: boolean;
+  /** What a NUL byte (a binary file) does to the search: see `BinaryMode`. */
+  readonly binary: BinaryMode;
 }
+
+/**
+ * A file holding a NUL byte is: `skip`ped (freshfs's default: a NUL in the first 8 KiB, or
+ * anywhere in a file that matched, leaves the file out, counted as binary); searched in the
+ * lines before its first NUL, where the search `quit`s (rg's way with files it finds: the
+ * matches there, and the offset); searched whole with each NUL as a line break and `report`ed
+ * as matching (rg's way with a file it is given, and `--binary`: the matches before the NUL
+ * shown, then the offset); or searched as `text` (`-a`).
+ */
+export type BinaryMode = "skip" | "quit" | "report" | "text";
 
 /**
  * [line number (1-based), text (without the newline), whether the line matched], and with
@@ -62,7 +72,13 @@ export type LineRecord =
 export type FileOutcome =
   | { readonly kind: "binary" }
   | { readonly kind: "none" }
-  | { readonly kind: "hits"; readonly matches: number; readonly lines: LineRecord[] };
+  | {
+      readonly kind: "hits";
+      readonly matches: number;
+      readonly lines: LineRecord[];
+      /** `quit` or `report`: the offset of the file's first NUL (it is binary). */
+      readonly binaryAt?: number;
+    };
 
 const NEWLINE = 0x0a;
 /** ripgrep's first look: a NUL byte in the first 8 KiB makes a file binary (a later one, too). */
@@ -88,8 +104,19 @@ export function searchBuffer(
   whole = true,
   atStart = whole,
 ): FileOutcome {
-  const buffer = whole ? transcoded(raw) : raw;
-  if (whole && !settings.text && buffer.subarray(0, BINARY_PROBE).includes(0)) return BINARY;
+  let buffer = whole ? transcoded(raw) : raw;
+  const mode = whole ? settings.binary : "text";
+  if (mode === "skip" && buffer.subarray(0, BINARY_PROBE).includes(0)) return BINARY;
+  let binaryAt = -1;
+  /** The original bytes, before a `report` file's NULs became line breaks. */
+  const unconverted = buffer;
+  if (mode === "report") {
+    binaryAt = buffer.indexOf(0);
+    if (binaryAt !== -1) {
+      buffer = Buffer.from(buffer);
+      for (let at = binaryAt; at !== -1; at = buffer.indexOf(0, at + 1)) buffer[at] = NEWLINE;
+    }
+  }
   // A UTF-8 byte order mark is not part of the first line's text (ripgrep strips it too).
   const start = atStart && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
   const { finder } = settings;
@@ -110,15 +137,66 @@ export function searchBuffer(
         : lineMatches(buffer, start, settings);
     count = matched.length;
   }
-  if (matched.length === 0) return NONE;
+  if (matched.length === 0) {
+    // A file that would be binary had it matched is binary, as far as the first 8 KiB say.
+    return mode === "quit" && buffer.subarray(0, BINARY_PROBE).includes(0) ? BINARY : NONE;
+  }
   // A NUL past the first 8 KiB makes the file binary too, as ripgrep finds it while reading;
   // looked for only in a file that matched (elsewhere it changes nothing), at memchr speed.
-  if (whole && !settings.text && buffer.indexOf(0, BINARY_PROBE) !== -1) return BINARY;
+  if (mode === "skip" && buffer.indexOf(0, BINARY_PROBE) !== -1) return BINARY;
+  if (mode === "quit") {
+    const nul = buffer.indexOf(0);
+    if (nul !== -1) {
+      const before = linesBefore(buffer, nul, settings);
+      return before.kind === "hits" ? { ...before, binaryAt: nul } : BINARY;
+    }
+  }
+  if (binaryAt !== -1 && settings.mode === "content") {
+    // The matching lines before the NUL are shown; after it, only that the file matches.
+    const before = linesBefore(unconverted, binaryAt, settings);
+    const lines = before.kind === "hits" ? before.lines : [];
+    return { kind: "hits", matches: count, lines, binaryAt };
+  }
+  const binary = binaryAt === -1 ? {} : { binaryAt };
   if (settings.mode === "count" && settings.countMatches && !settings.invert) {
     count = countAll(buffer, start, matched, settings);
   }
-  if (settings.mode !== "content") return { kind: "hits", matches: count, lines: [] };
-  return { kind: "hits", matches: count, lines: withContext(buffer, start, matched, settings) };
+  if (settings.mode !== "content") return { kind: "hits", matches: count, lines: [], ...binary };
+  let lines = withContext(buffer, start, matched, settings);
+  if (settings.multiline && settings.replace !== undefined)
+    lines = replacedBlocks(buffer, lines, settings);
+  return { kind: "hits", matches: count, lines, ...binary };
+}
+
+/** rg's read buffer: it reads a file this much at a time (more for a longer line). */
+const RG_BUFFER = 64 * 1024;
+
+/**
+ * Where rg's read that brings the first NUL (at `nul`) begins: rg looks for NULs in each read,
+ * and on finding one searches nothing from that read on. Each read fills its buffer after the
+ * unfinished last line it keeps; the buffer doubles when that line fills it.
+ */
+function readWithNul(buffer: Buffer, nul: number): number {
+  let capacity = RG_BUFFER;
+  let from = 0;
+  let to = Math.min(buffer.length, capacity);
+  while (nul >= to) {
+    const kept = to - (buffer.lastIndexOf(NEWLINE, to - 1) + 1);
+    if (kept >= capacity) capacity *= 2;
+    from = to;
+    to = Math.min(buffer.length, from + capacity - kept);
+  }
+  return from;
+}
+
+/**
+ * The search of what rg reads of a binary file before it stops (the whole lines before the
+ * read that brought its first NUL, at `nul`), as text.
+ */
+function linesBefore(buffer: Buffer, nul: number, settings: EngineSettings): FileOutcome {
+  const from = readWithNul(buffer, nul);
+  const end = from === 0 ? 0 : buffer.lastIndexOf(NEWLINE, from - 1) + 1;
+  return searchBuffer(buffer.subarray(0, end), { ...settings, binary: "text" });
 }
 
 /**
@@ -263,7 +341,8 @@ function countAll(buffer: Buffer, start: number, lines: Line[], settings: Engine
 
 /**
  * Every match of the (global) regex in `text`: [start, end) character offsets, flat, and each
- * match's text, or its replacement. An empty match moves on by one character, as rg's do.
+ * match's text, or its replacement. As Rust's regex iterates: an empty match moves on by one
+ * character, and one right where the previous match ended is not a match.
  */
 function matchesIn(
   text: string,
@@ -273,9 +352,14 @@ function matchesIn(
   const starts: number[] = [];
   const texts: string[] = [];
   regex.lastIndex = 0;
+  let previousEnd = -1;
   for (let m = regex.exec(text); m !== null; m = regex.exec(text)) {
-    starts.push(m.index, m.index + m[0].length);
-    texts.push(replace === undefined ? m[0] : expand(replace, m));
+    const end = m.index + m[0].length;
+    if (m[0].length > 0 || m.index !== previousEnd) {
+      starts.push(m.index, end);
+      texts.push(replace === undefined ? m[0] : expand(replace, m));
+    }
+    previousEnd = end;
     if (m[0].length === 0) {
       if (m.index >= text.length) break;
       const code = text.codePointAt(m.index) ?? 0;
@@ -466,17 +550,22 @@ function withContext(
     return matches ? matchRecord(line) : [line.number, text, false, line.start, [], []];
   };
   const records = new Map<number, LineRecord>();
+  // The furthest line an after-context reached: the next match's goes on from there, so that
+  // context of every line (`--passthru`) costs a pass over the file, not one per match.
+  let furthest: Line | undefined;
   for (const line of matched) {
     let previous = line;
     for (let i = 0; i < before && previous.start > start; i++) {
       const end = previous.start - 1;
       const lineStart = lineStartAt(buffer, end, start);
       previous = { start: lineStart, end, number: previous.number - 1 };
-      if (!records.has(previous.number)) records.set(previous.number, context(previous));
+      // Lines before it are an earlier match's, or its context's, already.
+      if (records.has(previous.number)) break;
+      records.set(previous.number, context(previous));
     }
     records.set(line.number, matchRecord(line));
-    let next = line;
-    for (let i = 0; i < after && next.end < buffer.length; i++) {
+    let next = furthest && furthest.number > line.number ? furthest : line;
+    for (let i = next.number - line.number; i < after && next.end < buffer.length; i++) {
       const lineStart = next.end + 1;
       if (lineStart >= buffer.length) break; // nothing after the final newline
       let end = buffer.indexOf(NEWLINE, lineStart);
@@ -484,8 +573,60 @@ function withContext(
       next = { start: lineStart, end, number: next.number + 1 };
       if (!records.has(next.number)) records.set(next.number, context(next));
     }
+    furthest = next;
   }
   return [...records.values()].sort((a, b) => a[0] - b[0]);
+}
+
+/**
+ * For `-U -r`: each run of matching lines as one record, its text the lines' (and the line
+ * break after the last), its matches found in that text, so that a replacement can take in a
+ * line break, as rg prints it.
+ */
+function replacedBlocks(
+  buffer: Buffer,
+  records: LineRecord[],
+  settings: EngineSettings,
+): LineRecord[] {
+  const out: LineRecord[] = [];
+  // Matched over the whole text, as found (a lookbehind sees before a run), then taken by run.
+  const whole = buffer.toString("utf8");
+  const all = matchesIn(whole, settings.regex, settings.replace);
+  let k = 0;
+  for (let i = 0; i < records.length; ) {
+    const first = records[i] as LineRecord;
+    if (!first[2] || first.length === 3) {
+      out.push(first);
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < records.length) {
+      const next = records[j] as LineRecord;
+      const previous = records[j - 1] as LineRecord;
+      if (!next[2] || next[0] !== previous[0] + 1) break;
+      j++;
+    }
+    const last = records[j - 1] as LineRecord;
+    const from = first[3] as number;
+    const lastEnd = (last[3] as number) + Buffer.byteLength(last[1]);
+    const to = lastEnd < buffer.length ? lastEnd + 1 : lastEnd;
+    const text = buffer.toString("utf8", from, to);
+    const offset = buffer.toString("utf8", 0, from).length;
+    const starts: number[] = [];
+    const texts: string[] = [];
+    while (k < all.texts.length && (all.starts[2 * k] as number) < offset) k++;
+    for (; k < all.texts.length && (all.starts[2 * k] as number) < offset + text.length; k++) {
+      starts.push(
+        (all.starts[2 * k] as number) - offset,
+        (all.starts[2 * k + 1] as number) - offset,
+      );
+      texts.push(all.texts[k] as string);
+    }
+    out.push([first[0], text, true, from, starts, texts]);
+    i = j;
+  }
+  return out;
 }
 
 /**

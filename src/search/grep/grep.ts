@@ -21,7 +21,7 @@ import { type Freshness, forceRescan, type ScanResult } from "../../scan/cache.j
 import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pattern.js";
 import { resolveScanRoot, type ScanEntry } from "../../scan/walk.js";
 import { checkedOptions, type SearchProgress, searchListing } from "../listing.js";
-import type { LineRecord, SearchMode } from "./engine.js";
+import type { BinaryMode, LineRecord, SearchMode } from "./engine.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
 import { compilePattern } from "./pattern.js";
 import { GREP_WORKERS, grepPool, type PooledWorker } from "./pool.js";
@@ -104,7 +104,14 @@ export interface GrepOptions {
   submatches?: boolean | undefined;
   /** `count` mode counts matches, not lines (`--count-matches`). @default false */
   countMatches?: boolean | undefined;
-  /** Search binary files as text, where they are otherwise left out (`-a`). @default false */
+  /**
+   * What a file with a NUL byte gets: `skip` (left out, counted in `skipped.binary`); `quit`,
+   * rg's way with the files it finds: the matches before the first NUL, then a notice line;
+   * `report`, rg's way with a file it is given (and `--binary`): one notice line when it
+   * matches, searched whole; `text`: searched as any file (`-a`). @default "skip"
+   */
+  binary?: BinaryMode | undefined;
+  /** Search binary files as text (`-a`): `binary: "text"`. @default false */
   text?: boolean | undefined;
   /** Matches may span lines (`-U`). @default false */
   multiline?: boolean | undefined;
@@ -151,6 +158,12 @@ export interface GrepLine {
   readonly offset?: number | undefined;
   /** With `submatches`, on a matching line: each match, its byte offsets in the line, its text. */
   readonly submatches?: readonly GrepSubmatch[] | undefined;
+  /**
+   * Not a line of the file but rg's notice about it (with `binary` `quit` or `report`): the
+   * offset of its first NUL, and whether the search stopped there after the lines before
+   * (`quit`) or the file matched as a whole (`report`; then `match` is true).
+   */
+  readonly binary?: { readonly offset: number; readonly stopped: boolean } | undefined;
 }
 
 export interface GrepSubmatch {
@@ -882,6 +895,10 @@ async function search(
   const submatches = options.submatches ?? false;
   const spans = mode === "content" && (submatches || onlyMatching || replace !== undefined);
   const followLinks = options.follow ?? false;
+  const binaryMode: BinaryMode = options.text ? "text" : (options.binary ?? "skip");
+  if (!["skip", "quit", "report", "text"].includes(binaryMode)) {
+    throw invalid(`binary must be skip, quit, report or text, not ${String(binaryMode)}.`);
+  }
   const maxDepth = count(options.maxDepth, "maxDepth", Number.POSITIVE_INFINITY);
   const context = count(options.context, "context", 0);
   const before = count(options.before, "before", context);
@@ -984,6 +1001,12 @@ async function search(
     } else if (outcome.kind === "failed") failed.push({ path, message: outcome.message });
     else if (outcome.kind === "hits") {
       if (withoutMatch) return true;
+      const binaryAt = outcome.binaryAt;
+      // rg counts nothing in a file it stopped searching at a NUL.
+      if (binaryAt !== undefined && binaryMode === "quit" && mode === "count") {
+        binary++;
+        return true;
+      }
       if (mode === "content") {
         for (const record of outcome.lines as LineRecord[]) {
           if (record.length === 3 || !record[2]) {
@@ -1008,7 +1031,6 @@ async function search(
             const [line, text, , , at, texts] = record;
             for (let k = 0; k < texts.length; k++) {
               const start = at[2 * k] as number;
-              if (at[2 * k + 1] === start) continue;
               records++;
               if (keep()) {
                 const column = Buffer.byteLength(text.slice(0, start)) + 1;
@@ -1024,6 +1046,16 @@ async function search(
           } else {
             records++;
             if (keep()) lines.push(detailed(path, record));
+          }
+        }
+        // After the lines before its first NUL, rg's notice: it stopped there, or the file
+        // matched (a notice that is the file's only record counts as one).
+        if (binaryAt !== undefined) {
+          const stopped = binaryMode === "quit";
+          if (!stopped && outcome.lines.length === 0) records++;
+          if (keep()) {
+            const notice = { offset: binaryAt, stopped };
+            lines.push({ path, line: 0, text: "", match: !stopped, binary: notice });
           }
         }
       } else {
@@ -1051,6 +1083,8 @@ async function search(
         from = Math.min(at[2 * k + 1] as number, text.length);
       }
       shown += text.slice(from);
+      // A run of lines replaced as one (`-U`) ends with its last line's break, if not replaced.
+      if (shown.endsWith("\n")) shown = shown.slice(0, -1);
     }
     const first = at[0];
     const column = first === undefined ? undefined : Buffer.byteLength(text.slice(0, first)) + 1;
@@ -1101,7 +1135,7 @@ async function search(
     spans,
     replace,
     countMatches: options.countMatches ?? false,
-    text: options.text ?? false,
+    binary: binaryMode,
     followLinks,
   });
 
@@ -1232,6 +1266,18 @@ async function search(
     index = tree && indexed ? contentIndexes.of(tree) : undefined;
   }
   if (listOnly) {
+    // A size bound the caller gave leaves out the larger files, as `rg --files --max-filesize`.
+    const listed =
+      options.maxFileSize === undefined
+        ? candidates
+        : candidates.filter((path) => {
+            try {
+              return statSync(`${root}/${path}`).size <= maxFileSize;
+            } catch {
+              return false;
+            }
+          });
+    candidates = listed;
     const files = candidates.slice(offset, wanted);
     return {
       root,

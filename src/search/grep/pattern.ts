@@ -250,7 +250,7 @@ export function requiredLiteral(source: string): string | undefined {
  * match in a CRLF file, where rg does not); and `.` matching anything but `\n`, where
  * JavaScript's also refuses `\r`, U+2028 and U+2029. Escapes and character classes are kept.
  */
-function withLineSemantics(source: string): string {
+function withLineSemantics(source: string, dotAll = false): string {
   let out = "";
   let inClass = false;
   for (let at = 0; at < source.length; at++) {
@@ -266,7 +266,7 @@ function withLineSemantics(source: string): string {
       out += char;
     } else if (char === "^") out += "(?<![^\\n])";
     else if (char === "$") out += "(?![^\\n])";
-    else if (char === ".") out += "[^\\n]";
+    else if (char === ".") out += dotAll ? "[\\s\\S]" : "[^\\n]";
     else out += char;
   }
   return out;
@@ -328,7 +328,21 @@ export function compilePattern(
   });
 }
 
-function compileOne(pattern: string, options: PatternOptions): CompiledPattern {
+/**
+ * JavaScript's syntax has no inline flags, where PCRE2's (rg's `-P`) has: a pattern that
+ * begins with `(?i)`, `(?s)`, `(?m)` or several of them gets them as the regex's own.
+ */
+function leadingFlags(pattern: string): { pattern: string; i: boolean; s: boolean } {
+  const m = /^\(\?([ims]+)\)/.exec(pattern);
+  if (!m) return { pattern, i: false, s: false };
+  const flags = m[1] as string;
+  return { pattern: pattern.slice(m[0].length), i: flags.includes("i"), s: flags.includes("s") };
+}
+
+function compileOne(given: string, options: PatternOptions): CompiledPattern {
+  const javascript = (options.syntax ?? "rust") === "javascript" && !options.fixedStrings;
+  const inline = javascript ? leadingFlags(given) : { pattern: given, i: false, s: false };
+  const pattern = inline.pattern;
   // Lines never hold a line break: such a pattern could only ever fail, silently (rg refuses it).
   if (
     !options.multiline &&
@@ -347,9 +361,11 @@ function compileOne(pattern: string, options: PatternOptions): CompiledPattern {
     ignoreCase = translated.ignoreCase;
   } else {
     ignoreCase =
-      options.ignoreCase || (options.smartCase && !hasUpperCase(pattern, options.fixedStrings));
+      inline.i ||
+      options.ignoreCase ||
+      (options.smartCase && !hasUpperCase(pattern, options.fixedStrings));
   }
-  const base = options.fixedStrings ? escapeRegex(pattern) : withLineSemantics(planned);
+  const base = options.fixedStrings ? escapeRegex(pattern) : withLineSemantics(planned, inline.s);
   let source = base;
   let unicode = rg || /\\[pP]\{|\\u\{/.test(base);
   if (options.word && rg) {

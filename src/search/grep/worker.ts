@@ -13,6 +13,7 @@ import {
 } from "node:worker_threads";
 import { FOLDED_ASIDE } from "../../content/format.js";
 import {
+  type BinaryMode,
   type EngineSettings,
   type FileOutcome,
   type LineRecord,
@@ -59,7 +60,7 @@ export interface WorkerSettings {
   readonly spans: boolean;
   readonly replace: string | undefined;
   readonly countMatches: boolean;
-  readonly text: boolean;
+  readonly binary: BinaryMode;
   /**
    * Links are followed (`-L`): a file may lead outside the root, as the caller asked, so the
    * check that it opens inside is not made.
@@ -382,7 +383,7 @@ function prepare(search: number, settings: WorkerSettings): Prepared {
     spans: settings.spans,
     replace: settings.replace,
     countMatches: settings.countMatches,
-    text: settings.text,
+    binary: settings.binary,
   };
   // Of the two characters, those that fold to a letter the finders look for (one pass each).
   const aside =
