@@ -128,7 +128,7 @@ async function main(): Promise<void> {
       console.log(
         `    args: ${JSON.stringify(c.args)}${c.cwd === undefined ? "" : ` cwd ${c.cwd}`}`,
       );
-      if (known !== undefined) console.log(`    known: ${known}`);
+      if (known !== undefined) console.log(`    known: ${known.why}`);
       for (const line of describeDisagreement(result)) console.log(line);
     }
   }
