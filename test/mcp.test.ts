@@ -784,6 +784,52 @@ describe("freshfs mcp over stdio", () => {
     }
   });
 
+  it("takes rg's -v, -o, -w, several patterns and max_depth in grep, over the SDK client", async () => {
+    const dir = await tempTree({ "a.txt": "foo bar\nbaz\nfoobar\n", "d/e/b.txt": "foo deep\n" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp", "--root", dir],
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "freshfs-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const grep = async (args: Record<string, unknown>) =>
+        (
+          (await client.callTool({
+            name: "grep",
+            arguments: { output_mode: "content", ...args },
+          })) as CallToolResult
+        ).structuredContent as { lines: { path: string; line: number; text: string }[] };
+      const shown = async (args: Record<string, unknown>) =>
+        (await grep(args)).lines.map((l) => `${l.path}:${l.line}:${l.text}`);
+      expect(await shown({ pattern: "foo", "-v": true })).toEqual(["a.txt:2:baz"]);
+      expect(await shown({ pattern: "fo+", "-o": true, path: "a.txt" })).toEqual([
+        "a.txt:1:foo",
+        "a.txt:3:foo",
+      ]);
+      expect(await shown({ pattern: "foo", "-w": true })).toEqual([
+        "a.txt:1:foo bar",
+        "d/e/b.txt:1:foo deep",
+      ]);
+      expect(await shown({ pattern: "baz", patterns: ["deep"] })).toEqual([
+        "a.txt:2:baz",
+        "d/e/b.txt:1:foo deep",
+      ]);
+      expect(await shown({ pattern: "foo", max_depth: 1 })).toEqual([
+        "a.txt:1:foo bar",
+        "a.txt:3:foobar",
+      ]);
+      const bad = (await client.callTool({
+        name: "grep",
+        arguments: { pattern: "foo", max_depth: -1 },
+      })) as CallToolResult;
+      expect(bad.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("serves the current directory when no --root is given", async () => {
     const dir = await tempTree({ "here.txt": "here\n" });
     const transport = new StdioClientTransport({

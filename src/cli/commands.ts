@@ -19,10 +19,13 @@ export interface Common {
   readonly noIgnore: boolean;
   readonly limit: number | undefined;
   readonly json: boolean;
+  /** `-0`: each path ends with NUL, not a line break, so that any name reads back whole. */
+  readonly nul: boolean;
 }
 
-function out(lines: readonly string[]): void {
-  if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
+function out(lines: readonly string[], nul = false): void {
+  const end = nul ? "\0" : "\n";
+  if (lines.length > 0) process.stdout.write(`${lines.join(end)}${end}`);
 }
 
 function json(value: unknown): void {
@@ -56,7 +59,7 @@ export async function filesCommand(dir: string | undefined, common: Common): Pro
   let files = listing.entries.filter((entry) => entry.type === "file").map((entry) => entry.path);
   if (common.limit !== undefined) files = files.slice(0, common.limit);
   if (common.json) json({ root: listing.root, files, warnings: listing.warnings });
-  else out(files);
+  else out(files, common.nul);
   return 0;
 }
 
@@ -75,7 +78,7 @@ export async function globCommand(
     }),
   );
   if (common.json) json(result);
-  else out(result.matches);
+  else out(result.matches, common.nul);
   // Found, even when --limit shows none of it (as grep's status counts matches, not lines shown).
   return result.totalMatches > 0 ? 0 : 1;
 }
@@ -96,7 +99,10 @@ export async function findCommand(
   );
   if (common.json) json(result);
   else {
-    out(result.matches.map((m) => (m.type === "dir" ? `${m.path}/` : m.path)));
+    out(
+      result.matches.map((m) => (m.type === "dir" ? `${m.path}/` : m.path)),
+      common.nul,
+    );
     if (result.truncated) {
       process.stderr.write(
         `freshfs: the best ${result.matches.length} of ${result.totalMatches} matches; --limit N shows more\n`,

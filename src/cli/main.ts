@@ -21,9 +21,10 @@ import { grepMain } from "./grep.js";
 
 const COMMON_HELP = `Common options:
   --hidden        include files and directories whose name starts with a dot
-  --no-ignore     do not apply .gitignore, .ignore and git's exclude files
+  --no-ignore     do not apply .gitignore, .ignore, .rgignore and git's exclude files
   --limit N       print at most N results
   --json          print one JSON document with the structured result
+  -0, --null      end each path with NUL, not a line break (names may hold one)
   -h, --help      show help`;
 
 const HELP: Record<string, string> = {
@@ -90,6 +91,7 @@ const OPTIONS = {
   "no-ignore": { type: "boolean" },
   limit: { type: "string" },
   json: { type: "boolean" },
+  null: { type: "boolean", short: "0" },
   root: { type: "string", multiple: true },
 } as const;
 
@@ -144,6 +146,7 @@ async function main(argv: readonly string[]): Promise<number> {
     noIgnore: values["no-ignore"] ?? false,
     limit: number(values.limit, "--limit"),
     json: values.json ?? false,
+    nul: values.null ?? false,
   };
   switch (command) {
     case "files": {

@@ -155,18 +155,27 @@ function matcherFor(pattern: string, dot: boolean): (path: string) => boolean {
       if (!path.endsWith(ending) || !path.startsWith(head)) return false;
       return dot || path.charCodeAt(path.lastIndexOf("/") + 1) !== 0x2e;
     };
-  } else if (!pattern.includes("/") && !pattern.startsWith("!")) {
-    // picomatch's own basename mode calls path.basename on every path: test the name directly.
-    const regex = picomatch.makeRe(pattern, { dot });
-    matcher = (path) => regex.test(path.slice(path.lastIndexOf("/") + 1));
   } else {
-    matcher = picomatch(pattern, { dot, basename: !pattern.includes("/") });
+    const regex = dotAll(picomatch.makeRe(pattern, { dot }));
+    // A pattern without `/` is matched against the name (picomatch's basename mode, without
+    // its path.basename call on every path).
+    matcher = pattern.includes("/")
+      ? (path) => regex.test(path)
+      : (path) => regex.test(path.slice(path.lastIndexOf("/") + 1));
   }
   // V8 compiles a regex when it first runs: a pattern too large for it fails here, typed.
   matcher("");
   if (matchers.size >= MATCHER_CACHE) matchers.delete(matchers.keys().next().value as string);
   matchers.set(key, matcher);
   return matcher;
+}
+
+/**
+ * picomatch's regex with `.` matching a line break too: its `**` is written with `.`, so a name
+ * holding a newline (legal on Linux) would never match it, where `*` (`[^/]`) does.
+ */
+function dotAll(regex: RegExp): RegExp {
+  return regex.flags.includes("s") ? regex : new RegExp(regex.source, `${regex.flags}s`);
 }
 
 function typeMatches(entry: ScanEntry, fileType: GlobFileType): boolean {

@@ -106,7 +106,10 @@ export function searchBuffer(
 ): FileOutcome {
   let buffer = whole ? transcoded(raw) : raw;
   const mode = whole ? settings.binary : "text";
-  if (mode === "skip" && buffer.subarray(0, BINARY_PROBE).includes(0)) return BINARY;
+  // A NUL in the first read leaves nothing for `quit` to search, as for `skip`.
+  if ((mode === "skip" || mode === "quit") && buffer.subarray(0, BINARY_PROBE).includes(0)) {
+    return BINARY;
+  }
   let binaryAt = -1;
   /** The original bytes, before a `report` file's NULs became line breaks. */
   const unconverted = buffer;
@@ -137,10 +140,7 @@ export function searchBuffer(
         : lineMatches(buffer, start, settings);
     count = matched.length;
   }
-  if (matched.length === 0) {
-    // A file that would be binary had it matched is binary, as far as the first 8 KiB say.
-    return mode === "quit" && buffer.subarray(0, BINARY_PROBE).includes(0) ? BINARY : NONE;
-  }
+  if (matched.length === 0) return NONE;
   // A NUL past the first 8 KiB makes the file binary too, as ripgrep finds it while reading;
   // looked for only in a file that matched (elsewhere it changes nothing), at memchr speed.
   if (mode === "skip" && buffer.indexOf(0, BINARY_PROBE) !== -1) return BINARY;
