@@ -86,6 +86,7 @@ const CASES: readonly (readonly string[])[] = [
   ["-r", "X", "foo"],
   ["--replace", "<$0>", "fo+", "a.txt"],
   ["-r", "$2-$1", "(f)(o)o", "a.txt"],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: rg's replacement syntax, not a template.
   ["-r", "${n}!", "(?P<n>ba)[rz]"],
   ["-o", "-r", "[$0]", "o+", "a.txt"],
   ["-L", "foo"],
