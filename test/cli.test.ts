@@ -182,7 +182,7 @@ describe("freshfs files", () => {
     expect(lines(run.stdout)).toEqual(VISIBLE.slice(0, 3));
   });
 
-  it("prints one JSON document with --json", async () => {
+  it("prints one JSON document with --json-result", async () => {
     const repo = await repoTree(LISTING_TREE);
     const run = freshfs(["files", "src", "--json"], { cwd: repo.dir, home: repo.home });
     expect(run.status, run.stderr).toBe(0);
@@ -536,9 +536,12 @@ describe("freshfs grep", () => {
     expect(expectOneLineError(freshfs(["grep", "-A", "x", "foo"], { cwd: dir }))).toContain("'x'");
   });
 
-  it("prints one JSON document with --json", async () => {
+  it("prints one JSON document with --json-result", async () => {
     const repo = await repoTree(GREP_TREE);
-    const run = freshfs(["grep", "--json-result", "FIXME", "lib"], { cwd: repo.dir, home: repo.home });
+    const run = freshfs(["grep", "--json-result", "FIXME", "lib"], {
+      cwd: repo.dir,
+      home: repo.home,
+    });
     expect(run.status, run.stderr).toBe(0);
     const doc = JSON.parse(run.stdout);
     expect(doc.mode).toBe("content");
@@ -655,7 +658,7 @@ describe("freshfs why", () => {
     expect(shown.stdout).not.toContain("--hidden");
   });
 
-  it("prints one JSON document with --json", async () => {
+  it("prints one JSON document with --json-result", async () => {
     const repo = await repoTree(WHY_TREE);
     const run = freshfs(["why", "debug.log", "--json"], { cwd: repo.dir, home: repo.home });
     expect(run.status).toBe(0);
