@@ -11,6 +11,7 @@ export {
   waitForContentIndex,
 } from "./content/registry.js";
 export { FreshfsError, type FreshfsErrorCode } from "./errors.js";
+export { decodeName, encodeName, fsPath, hasEscapedBytes } from "./io/bytes.js";
 export { LOCK_STALE_MS, LOCK_WAIT_MS } from "./io/lockfile.js";
 export {
   configureLiveTrees,

@@ -5,10 +5,10 @@
  * rg answers, cold and through the live tree and its content index.
  */
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { glob } from "../src/index.js";
+import { encodeName, glob, grep } from "../src/index.js";
 import { liveTrees } from "../src/live/registry.js";
 import { forceRescan } from "../src/scan/cache.js";
 import { answer, greps, warmIndex } from "./helpers/content-index.js";
@@ -155,5 +155,85 @@ describe("rg's file model in the library", () => {
     expect(listed.stdout.split("\0")).toContain("a\nnewline.txt");
     const found = run(process.execPath, [BIN, "grep", "-l", "-0", "newline"], root, home);
     expect(found.stdout).toBe("a\nnewline.txt\0");
+  });
+});
+
+describe("names that are not UTF-8", () => {
+  const bad = (name: string) => Buffer.concat([Buffer.from(name), Buffer.from([0xff, 0xfe])]);
+  let dir: string;
+  beforeAll(async () => {
+    dir = await tempTree({ "ok.txt": "needle\n", "sub/x.txt": "needle\n" }, { lifetime: "file" });
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${dir}/`), bad("bad"), Buffer.from(".txt")]),
+      "needle\n",
+    );
+    const badDir = Buffer.concat([Buffer.from(`${dir}/`), bad("dir")]);
+    mkdirSync(badDir);
+    writeFileSync(Buffer.concat([badDir, Buffer.from("/inner.txt")]), "needle inside\n");
+  });
+
+  it.skipIf(!hasRg)(
+    "are listed and searched as rg lists and searches them, printed as their bytes",
+    () => {
+      for (const args of [["needle"], ["-l", "needle"], ["--files"], ["-c", "inside"]]) {
+        const theirs = spawnSync(
+          "rg",
+          ["--no-heading", "--with-filename", "--line-number", "--sort", "path", ...args],
+          { cwd: dir, env: isolatedGitEnv(home), stdio: ["ignore", "pipe", "pipe"] },
+        );
+        const ours = spawnSync(process.execPath, [BIN, "grep", ...args], {
+          cwd: dir,
+          env: isolatedGitEnv(home),
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        expect(ours.status, String(ours.stderr)).toBe(theirs.status);
+        expect(ours.stdout.equals(theirs.stdout), `${args}: ${ours.stdout}`).toBe(true);
+      }
+      const named = spawnSync(
+        process.execPath,
+        [
+          BIN,
+          "grep",
+          "--json",
+          "needle",
+          Buffer.concat([bad("bad"), Buffer.from(".txt")]).toString("latin1"),
+        ],
+        { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      // Node passes a string argument as UTF-8; the latin1 string above is not the file's name.
+      expect(named.status).toBe(2);
+    },
+  );
+
+  it("carry their bytes in the library's paths, cold and through the live tree", async () => {
+    const cold = await grep("needle", { path: dir, outputMode: "files_with_matches" });
+    const names = cold.files.map((path) => encodeName(path));
+    expect(names).toContainEqual(Buffer.concat([bad("bad"), Buffer.from(".txt")]));
+    expect(names).toContainEqual(Buffer.concat([bad("dir"), Buffer.from("/inner.txt")]));
+    const live = greps(() => dir).indexed;
+    await warmIndex(dir, live);
+    const warm = await live("needle", { outputMode: "files_with_matches" });
+    expect(warm.freshness).toBe("live");
+    expect(warm.files).toEqual(cold.files);
+    // Made after the watch: the event's name is not UTF-8, so the tree reads the directory again.
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${dir}/`), bad("new"), Buffer.from(".txt")]),
+      "needle\n",
+    );
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${dir}/`), bad("bad"), Buffer.from(".txt")]),
+      "changed\n",
+    );
+    const after = await live("needle", { outputMode: "files_with_matches" });
+    const changed = await live("changed", { outputMode: "files_with_matches" });
+    expect(after.files.map((p) => encodeName(p))).toContainEqual(
+      Buffer.concat([bad("new"), Buffer.from(".txt")]),
+    );
+    expect(after.files.map((p) => encodeName(p))).not.toContainEqual(
+      Buffer.concat([bad("bad"), Buffer.from(".txt")]),
+    );
+    expect(changed.files.map((p) => encodeName(p))).toEqual([
+      Buffer.concat([bad("bad"), Buffer.from(".txt")]),
+    ]);
   });
 });

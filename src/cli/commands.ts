@@ -8,6 +8,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 // Each from its own module, not the public index: a one-shot command loads what it runs (the
 // agent tools, diffs and the MCP schemas stay unloaded: ~20 ms of every start).
 import { FreshfsError } from "../errors.js";
+import { encodeName, fsPath, hasEscapedBytes } from "../io/bytes.js";
 import { forceRescan } from "../scan/cache.js";
 import { explainPath } from "../scan/explain.js";
 import { fuzzyFind } from "../search/fuzzy.js";
@@ -25,7 +26,10 @@ export interface Common {
 
 function out(lines: readonly string[], nul = false): void {
   const end = nul ? "\0" : "\n";
-  if (lines.length > 0) process.stdout.write(`${lines.join(end)}${end}`);
+  if (lines.length === 0) return;
+  const text = `${lines.join(end)}${end}`;
+  // A path that is not UTF-8 (escaped bytes, `io/bytes`) prints as its bytes.
+  process.stdout.write(hasEscapedBytes(text) ? encodeName(text) : text);
 }
 
 function json(value: unknown): void {
@@ -117,7 +121,7 @@ export function namer(dir: string | undefined): (path: string) => string {
   if (dir === undefined) return (path) => path;
   let isFile = false;
   try {
-    isFile = !lstatSync(dir).isDirectory() && !isDirectoryThroughLink(dir);
+    isFile = !lstatSync(fsPath(dir)).isDirectory() && !isDirectoryThroughLink(dir);
   } catch {
     // grep reports the missing path itself.
   }
@@ -128,7 +132,7 @@ export function namer(dir: string | undefined): (path: string) => string {
 
 function isDirectoryThroughLink(path: string): boolean {
   try {
-    return lstatSync(`${path}/.`).isDirectory();
+    return lstatSync(fsPath(`${path}/.`)).isDirectory();
   } catch {
     return false;
   }

@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { FreshfsError } from "../errors.js";
+import { encodeName, fsPath, hasEscapedBytes } from "../io/bytes.js";
 import {
   GREP_MAX_FILE_BYTES,
   GREP_SEARCH_TIMEOUT_MS,
@@ -319,15 +320,17 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
     const text = args.json ? jsonLines(runs, args, started) : printed(runs, args, showsContext);
     write(text);
     for (const run of runs) {
-      for (const note of notes(run))
-        if (!args.noMessages) process.stderr.write(`freshfs: ${note}\n`);
+      for (const note of notes(run)) {
+        if (!args.noMessages) write(`freshfs: ${note}\n`, process.stderr);
+      }
     }
   }
   return status(runs, failed, args);
 }
 
-function write(text: string): void {
-  if (text !== "") process.stdout.write(text);
+/** Output as bytes: a path that is not UTF-8 (escaped bytes, `io/bytes`) prints as its bytes, as rg prints it. */
+function write(text: string, to: NodeJS.WriteStream = process.stdout): void {
+  if (text !== "") to.write(hasEscapedBytes(text) ? encodeName(text) : text);
 }
 
 function status(runs: readonly Run[], failed: boolean, args: GrepArgs): number {
@@ -507,7 +510,7 @@ function shown(given: string, line: GrepLine, args: GrepArgs): string {
 function isFile(path: string | undefined): boolean {
   if (path === undefined) return false;
   try {
-    return statSync(path).isFile();
+    return statSync(fsPath(path)).isFile();
   } catch {
     return false;
   }
@@ -534,7 +537,11 @@ function jsonLines(runs: readonly Run[], args: GrepArgs, started: number): strin
     const byPath = byFile(result.lines);
     for (const [path, lines] of byPath) {
       const begun = performance.now();
-      const shownPath = { text: name(path) };
+      // rg's form for a path that is not UTF-8: its bytes, in base64.
+      const shown = name(path);
+      const shownPath = hasEscapedBytes(shown)
+        ? { bytes: encodeName(shown).toString("base64") }
+        : { text: shown };
       let printedBytes = emit({ type: "begin", data: { path: shownPath } });
       let matchedLines = 0;
       let matches = 0;

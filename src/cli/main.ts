@@ -6,8 +6,10 @@
  * Exit status as ripgrep's: 0 when something was found, 1 when nothing was, 2 on an error,
  * which is one line on stderr naming the input that was wrong.
  */
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { FreshfsError } from "../errors.js";
+import { decodeName } from "../io/bytes.js";
 import { packageVersion } from "../version.js";
 import {
   badInput,
@@ -211,7 +213,29 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-main(process.argv.slice(2)).then(
+/**
+ * The arguments as given. Node decodes them as UTF-8, an invalid byte as U+FFFD, so a path
+ * that is not UTF-8 would name no file; on Linux the bytes are in /proc/self/cmdline, and are
+ * read from there, each invalid byte escaped (`io/bytes`) so that it leads to the file.
+ */
+function argumentsGiven(): string[] {
+  const given = process.argv.slice(2);
+  if (!given.some((arg) => arg.includes("\uFFFD"))) return given;
+  try {
+    const raw = readFileSync("/proc/self/cmdline");
+    const parts = raw
+      .subarray(0, raw.length - 1)
+      .toString("latin1")
+      .split("\0");
+    const ours = parts.slice(parts.length - given.length);
+    if (ours.length !== given.length) return given;
+    return ours.map((part) => decodeName(Buffer.from(part, "latin1")));
+  } catch {
+    return given;
+  }
+}
+
+main(argumentsGiven()).then(
   (status) => {
     process.exitCode = status;
   },

@@ -9,8 +9,10 @@
  * followed, and the file is left unindexed (grep then reads it and reports what it finds, as
  * without an index).
  */
+
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
+import { hasEscapedBytes } from "../io/bytes.js";
 import {
   BINARY,
   type BuildJob,
@@ -72,6 +74,9 @@ function pushPair(key: number, file: number): void {
 
 /** Reads a whole file into `scratch`; else its size when too large, or -1 when unreadable. */
 function readWhole(path: string, maxFileBytes: number): { length: number; size: number } | number {
+  // A name that is not UTF-8 (escaped bytes): the live tree learns of its changes only by
+  // reading its directory again, so grep reads it itself, never trusting an index entry.
+  if (hasEscapedBytes(path)) return -1;
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

@@ -26,6 +26,7 @@ import { createHash } from "node:crypto";
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { FreshfsError } from "../errors.js";
+import { fsPath } from "../io/bytes.js";
 import type { ScanResult } from "../scan/cache.js";
 import {
   type DirectoryFrame,
@@ -45,6 +46,7 @@ import {
   type WalkedDirectory,
   type WalkProgress,
   walkTree,
+  withRealNames,
 } from "../scan/walk.js";
 import {
   SyncError,
@@ -123,7 +125,7 @@ function stateOf(dir: WalkedDirectory, request: number): DirState {
 function sameIgnoreBytes(absolute: string, bytes: DirState["ignoreBytes"]): boolean {
   const read = (name: string) => {
     try {
-      return readFileSync(`${absolute}/${name}`);
+      return readFileSync(fsPath(`${absolute}/${name}`));
     } catch {
       return undefined;
     }
@@ -268,9 +270,11 @@ function entryBytes(entry: { readonly path: string }): number {
 /** A file's state, to tell whether a rule source changed while its watch was set up. */
 function fingerprint(path: string): string {
   try {
-    const stats = lstatSync(path);
+    const stats = lstatSync(fsPath(path));
     if (!stats.isFile()) return `${stats.isDirectory() ? "d" : "o"}:${stats.dev}:${stats.ino}`;
-    return `f:${createHash("sha1").update(readFileSync(path)).digest("hex")}`;
+    return `f:${createHash("sha1")
+      .update(readFileSync(fsPath(path)))
+      .digest("hex")}`;
   } catch {
     return "-";
   }
@@ -278,7 +282,7 @@ function fingerprint(path: string): string {
 
 function isDirectory(path: string): boolean {
   try {
-    return lstatSync(path).isDirectory();
+    return lstatSync(fsPath(path)).isDirectory();
   } catch {
     return false;
   }
@@ -907,7 +911,8 @@ export class LiveTree implements WatchSubscriber {
     }
     let dirents: Dirent[] = [];
     try {
-      dirents = readdirSync(state.frame.absolute, { withFileTypes: true });
+      const absolute = state.frame.absolute;
+      dirents = withRealNames(readdirSync(fsPath(absolute), { withFileTypes: true }), absolute);
     } catch {
       // Gone or unreadable: its parent's event says so; every name known is gone from here.
     }
@@ -933,7 +938,7 @@ export class LiveTree implements WatchSubscriber {
     if (known) type = known.type;
     else {
       try {
-        type = typeOf(lstatSync(absolute));
+        type = typeOf(lstatSync(fsPath(absolute)));
       } catch {
         type = undefined;
       }

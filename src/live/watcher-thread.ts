@@ -10,6 +10,7 @@
  */
 import { type Dirent, type FSWatcher, lstatSync, readdirSync, readFileSync, watch } from "node:fs";
 import { parentPort } from "node:worker_threads";
+import { fsPath } from "../io/bytes.js";
 import { byName, namesDigest } from "../scan/digest.js";
 import type { WatchedReport, WatcherReport, WatcherRequest } from "./backend.js";
 
@@ -102,14 +103,15 @@ function retire(watcher: FSWatcher): void {
 }
 
 function listen(path: string): FSWatcher {
-  const watcher = watch(path, { persistent: false }, (_type, name) => {
+  const watcher = watch(fsPath(path) as string, { persistent: false }, (_type, name) => {
     burst++;
     if (retiring.has(watcher)) {
       scheduleFlush();
       return;
     }
-    // A name Node could not give (none, or not decodable): the whole directory is in doubt.
-    pending.push(path, typeof name === "string" ? name : "");
+    // A name Node could not give (none, or not UTF-8, which it decodes with U+FFFD): the whole
+    // directory is in doubt, and the tree reads it again with the names' bytes.
+    pending.push(path, typeof name === "string" && !name.includes("\uFFFD") ? name : "");
     scheduleFlush();
   });
   watcher.on("error", (error: NodeJS.ErrnoException) => {
@@ -130,9 +132,9 @@ function watchOne(path: string): WatchedReport {
     const old = watchers.get(path);
     if (old) retire(old);
     watchers.set(path, fresh);
-    const stats = lstatSync(path);
+    const stats = lstatSync(fsPath(path));
     if (!stats.isDirectory()) return { path, code: "ENOTDIR" };
-    const dirents: Dirent[] = readdirSync(path, { withFileTypes: true }).sort(byName);
+    const dirents: Dirent[] = readdirSync(fsPath(path), { withFileTypes: true }).sort(byName);
     return { path, dev: stats.dev, ino: stats.ino, digest: namesDigest(dirents) };
   } catch (error) {
     const watcher = watchers.get(path);

@@ -21,6 +21,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
+import { decodeName, fsPath } from "../io/bytes.js";
 import { nodeFs } from "../io/fs.js";
 import { isFreshfsSidecar } from "../io/names.js";
 import { absolutePath, canonicalPath } from "../io/paths.js";
@@ -71,7 +72,7 @@ export class ScanEntry {
   get mtimeMs(): number {
     if (this.#mtimeMs === undefined) {
       try {
-        this.#mtimeMs = lstatSync(join(this.#kind.root, this.path)).mtimeMs;
+        this.#mtimeMs = lstatSync(fsPath(join(this.#kind.root, this.path))).mtimeMs;
       } catch {
         this.#mtimeMs = 0;
       }
@@ -295,7 +296,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
    * 225 ms for 200k entries.)
    */
   const readInBatches = async (absolute: string): Promise<Dirent[]> => {
-    const handle = opendirSync(absolute, { bufferSize: 256 });
+    const handle = opendirSync(fsPath(absolute) as string, { bufferSize: 256 });
     const dirents: Dirent[] = [];
     try {
       for (let dirent = handle.readSync(); dirent !== null; dirent = handle.readSync()) {
@@ -329,7 +330,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     try {
       // Still a directory, not a symlink swapped in since its parent was read: following one
       // would list files outside the root.
-      stats = lstatSync(absolute);
+      stats = lstatSync(fsPath(absolute));
       if (!stats.isDirectory()) {
         warnings.push({ path: absolute, message: "skipped: no longer a directory" });
         return undefined;
@@ -342,7 +343,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
           (error: unknown) => skip(absolute, rel, error),
         );
       }
-      dirents = readdirSync(absolute, { withFileTypes: true });
+      dirents = readdirSync(fsPath(absolute), { withFileTypes: true });
     } catch (error) {
       return skip(absolute, rel, error);
     }
@@ -364,7 +365,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
   ): OpenDirectory | undefined => {
     let dirents: Dirent[];
     try {
-      dirents = withValidNames(sorted, absolute, warnings);
+      dirents = withRealNames(sorted, absolute);
     } catch (error) {
       return skip(absolute, rel, error);
     }
@@ -664,7 +665,7 @@ function unreadableDirectory(errno: string | undefined): string {
 
 function readIgnore(path: string, warnings: ScanWarning[]): Buffer | undefined {
   try {
-    return readFileSync(path);
+    return readFileSync(fsPath(path));
   } catch (error) {
     // A directory or a dangling link named .gitignore has nothing to say; only report the rest.
     const errno = errnoOf(error);
@@ -677,22 +678,15 @@ function readIgnore(path: string, warnings: ScanWarning[]): Buffer | undefined {
 
 /**
  * Node decodes names as UTF-8, replacing invalid bytes with U+FFFD; such a name does not lead
- * back to its file. Those are skipped and reported; a name that really contains U+FFFD is kept.
- * The raw names are read once, and only for a directory where a U+FFFD appears.
+ * back to its file. Where a U+FFFD appears, the directory's names are read again as bytes and
+ * decoded with each invalid byte escaped (`io/bytes`), so that the name leads to its file and
+ * prints as its bytes, as rg lists it; a name that really holds U+FFFD is its usual string.
  */
-function withValidNames(dirents: Dirent[], dir: string, warnings: ScanWarning[]): Dirent[] {
+export function withRealNames(dirents: Dirent[], dir: string): Dirent[] {
   if (!dirents.some((dirent) => dirent.name.includes("\uFFFD"))) return dirents;
-  const lossy = new Set<string>();
-  for (const bytes of readdirSync(dir, { encoding: "buffer" })) {
-    const decoded = bytes.toString("utf8");
-    if (!Buffer.from(decoded, "utf8").equals(bytes)) lossy.add(decoded);
+  const raw = readdirSync(fsPath(dir), { withFileTypes: true, encoding: "buffer" });
+  for (const dirent of raw) {
+    (dirent as unknown as { name: string }).name = decodeName(dirent.name);
   }
-  return dirents.filter((dirent) => {
-    if (!lossy.has(dirent.name)) return true;
-    warnings.push({
-      path: `${dir}/${dirent.name}`,
-      message: "skipped: the name is not valid UTF-8",
-    });
-    return false;
-  });
+  return (raw as unknown as Dirent[]).sort(byName);
 }

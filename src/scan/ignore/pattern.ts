@@ -12,6 +12,7 @@
  * Paths are matched in "byte form": each UTF-8 byte as one character (a Latin-1 string), so
  * `?` and bracket expressions see bytes as git does. ASCII paths are their own byte form.
  */
+import { decodeName, encodeName } from "../../io/bytes.js";
 import { neverMatches, type WildmatchFlags, wildmatch } from "./wildmatch.js";
 
 /** One line of an ignore file that can match. */
@@ -71,12 +72,13 @@ export function isAscii(text: string): boolean {
 
 /** The byte form of a path or pattern (see the module comment). */
 export function byteForm(text: string): string {
-  return isAscii(text) ? text : Buffer.from(text, "utf8").toString("latin1");
+  // A name's escaped bytes (io/bytes) are its bytes again, as git matches them.
+  return isAscii(text) ? text : encodeName(text).toString("latin1");
 }
 
 /** Text again from its byte form. */
 export function fromByteForm(bytes: string): string {
-  return isAscii(bytes) ? bytes : Buffer.from(bytes, "latin1").toString("utf8");
+  return isAscii(bytes) ? bytes : decodeName(Buffer.from(bytes, "latin1"));
 }
 
 function asciiLower(text: string): string {

@@ -14,6 +14,7 @@ import picomatch from "picomatch";
 import { contentIndexes } from "../../content/registry.js";
 import type { ContentIndex } from "../../content/store.js";
 import { FreshfsError, fromFsError, quoted } from "../../errors.js";
+import { fsPath, hasEscapedBytes } from "../../io/bytes.js";
 import { nodeFs } from "../../io/fs.js";
 import { absolutePath, canonicalPath } from "../../io/paths.js";
 import { liveTrees } from "../../live/registry.js";
@@ -932,7 +933,7 @@ async function search(
   const target = absolutePath(options.path ?? process.cwd());
   let isFile: boolean;
   try {
-    isFile = statSync(target).isFile();
+    isFile = statSync(fsPath(target)).isFile();
   } catch (error) {
     throw fromFsError(error, "search", target);
   }
@@ -1145,7 +1146,12 @@ async function search(
     // A link named as the file is followed, as rg does, to where it leads now, and only there;
     // a confined path is canonical, and stays where it is.
     try {
-      named = confined ? target : canonicalPath(target, nodeFs);
+      // A name that is not UTF-8 (escaped bytes) is canonical in its directory's path.
+      named = confined
+        ? target
+        : hasEscapedBytes(basename(target))
+          ? `${canonicalPath(dirname(target), nodeFs)}/${basename(target)}`
+          : canonicalPath(target, nodeFs);
     } catch (error) {
       throw fromFsError(error, "search", target);
     }

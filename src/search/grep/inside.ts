@@ -5,6 +5,7 @@
  * something to report, and by its parent for a file the regex got stuck on.
  */
 import { existsSync, readlinkSync } from "node:fs";
+import { decodeName } from "../../io/bytes.js";
 
 /** Undefined where /proc is missing: nothing can be told, and nothing is checked. */
 export const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
@@ -15,7 +16,9 @@ export const PROC_FD = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined
  */
 export function opensInside(fd: number, prefix: string, named: string | undefined): boolean {
   // A file deleted (or replaced by a rename) since it was opened is named "<path> (deleted)".
-  const opened = readlinkSync(`${PROC_FD}/${fd}`).replace(/ \(deleted\)$/, "");
+  // Read as bytes: a name that is not UTF-8 compares in its escaped form (io/bytes).
+  const link = readlinkSync(`${PROC_FD}/${fd}`, { encoding: "buffer" });
+  const opened = decodeName(link).replace(/ \(deleted\)$/, "");
   return named ? opened === named : opened.startsWith(prefix);
 }
 

@@ -12,6 +12,7 @@ import {
   workerData,
 } from "node:worker_threads";
 import { FOLDED_ASIDE } from "../../content/format.js";
+import { fsPath } from "../../io/bytes.js";
 import {
   type BinaryMode,
   type EngineSettings,
@@ -247,7 +248,7 @@ function searchFile(
     // FIFO swapped in must not block the open (for files the flag changes nothing).
     const flags = constants.O_RDONLY | constants.O_NONBLOCK;
     const follow = settings.follow || settings.followLinks;
-    fd = openSync(path, follow ? flags : flags | constants.O_NOFOLLOW);
+    fd = openSync(fsPath(path), follow ? flags : flags | constants.O_NOFOLLOW);
   } catch (error) {
     return failed(error);
   }
