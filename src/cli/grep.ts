@@ -24,7 +24,7 @@ import { FILE_TYPES } from "../search/grep/types.js";
 import { badInput, namer, withProgress } from "./commands.js";
 import { type GrepArgs, parseGrepArgs } from "./rg-args.js";
 
-export const GREP_HELP = `Usage: freshfs grep [OPTIONS] PATTERN [PATH ...]
+const GREP_HELP = `Usage: freshfs grep [OPTIONS] PATTERN [PATH ...]
        freshfs grep [OPTIONS] -e PATTERN ... [PATH ...]
        freshfs grep [OPTIONS] -f PATTERNFILE ... [PATH ...]
        freshfs grep [OPTIONS] --files [PATH ...]
@@ -94,7 +94,6 @@ Accepted, no effect: --color never|auto, --no-config, --line-buffered, --block-b
 const OMITTED = { match: "[Omitted long matching line]", context: "[Omitted long context line]" };
 
 interface Run {
-  readonly path: string | undefined;
   readonly result: GrepResult;
   readonly name: (path: string) => string;
 }
@@ -285,7 +284,7 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
           onProgress: progress.update,
         }),
       );
-      runs.push({ path, result, name: namer(path) });
+      runs.push({ result, name: namer(path) });
     } catch (error) {
       // One path that cannot be searched does not stop the others, as with rg; the status says so.
       if (paths.length === 1 || !(error instanceof FreshfsError)) throw error;

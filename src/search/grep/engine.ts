@@ -374,7 +374,7 @@ function matchesIn(
  * `${N}` and `${name}`, `$$` for a dollar; a group that did not take part, or does not exist,
  * is empty.
  */
-export function expand(template: string, m: RegExpExecArray): string {
+function expand(template: string, m: RegExpExecArray): string {
   let out = "";
   for (let i = 0; i < template.length; i++) {
     const c = template[i] as string;
