@@ -96,9 +96,8 @@ export function flagsOf(args: readonly string[]): string[] {
 }
 
 /**
- * The flags freshfs's `grep` supports once the flag work lands (both spellings). Kept as the
- * issue lists them; a flag ripgrep spells two ways (an alias such as `--maxdepth`) counts only
- * under the names here.
+ * The flags freshfs's `grep` supports (both spellings, and the aliases it takes); a case using
+ * any other flag is unsupported: freshfs refuses it with an error.
  */
 export const SUPPORTED: ReadonlySet<string> = new Set([
   "-e",
