@@ -101,7 +101,8 @@ interface Run {
 function readPatternFile(path: string): string[] {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    // `-f -`: the patterns come on stdin, as rg reads them.
+    text = readFileSync(path === "-" ? 0 : path, "utf8");
   } catch (error) {
     throw badInput(`-f ${path}: ${(error as NodeJS.ErrnoException).code ?? "cannot be read"}.`);
   }
