@@ -298,6 +298,15 @@ describe.skipIf(!hasRg)("freshfs grep with rg's flags, against rg", () => {
     });
   }
 
+  it("-f - reads the patterns from stdin, as rg does", () => {
+    const input = "baz\nqux\n";
+    const options = { cwd: dir, encoding: "utf8" as const, env: isolatedGitEnv(home), input };
+    const theirs = spawnSync("rg", [...DEFAULTS, "-f", "-", "a.txt"], options);
+    const ours = spawnSync(process.execPath, [BIN, "grep", "-f", "-", "a.txt"], options);
+    expect(ours.stdout).toBe(theirs.stdout);
+    expect(ours.stdout).toBe("a.txt:2:baz\na.txt:4:qux\n");
+  });
+
   it("--type-list is rg 13's", () => {
     const theirs = run("rg", ["--type-list"], dir, home);
     const ours = run(process.execPath, [BIN, "grep", "--type-list"], dir, home);
