@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   configureScanCache,
+  encodeName,
   forceRescan,
   getOrScan,
   invalidateFsScanCache,
@@ -214,17 +215,21 @@ describe.each(Object.entries(MODES))("listing (%s)", (_mode, scan) => {
     expect(result.warnings[0]?.message).toContain('line 1: "[unclosed" never matches');
   });
 
-  it("skips and reports a name that is not valid UTF-8", async () => {
+  it("lists a name that is not valid UTF-8 by its bytes, escaped, as rg lists it", async () => {
     const root = await tempTree({ "ok.txt": "" });
-    writeFileSync(
-      Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]),
-      "",
-    );
+    const bad = Buffer.concat([
+      Buffer.from("bad-"),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(".txt"),
+    ]);
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/`), bad]), "");
     writeFileSync(join(root, "real-\uFFFD.txt"), "");
     const result = await scan(root, {});
-    expect(paths(result)).toEqual(["ok.txt", "real-\uFFFD.txt"]);
-    expect(result.warnings).toHaveLength(1);
-    expect(result.warnings[0]?.message).toContain("not valid UTF-8");
+    expect(paths(result)).toEqual(["bad-\udcff\udcfe.txt", "ok.txt", "real-\uFFFD.txt"]);
+    expect(encodeName(paths(result)[0] as string)).toEqual(bad);
+    // A name that really holds U+FFFD is its own string, and its bytes are UTF-8's.
+    expect(encodeName("real-\uFFFD.txt")).toEqual(Buffer.from("real-\uFFFD.txt"));
+    expect(result.warnings).toEqual([]);
   });
 
   it("refuses a .gitignore that is a symlink, as git does", async () => {
@@ -424,7 +429,7 @@ describe("trees that change under the walk", () => {
     expect(result.warnings).toEqual([{ path: late, message: "skipped: no longer a directory" }]);
   });
 
-  it("finishes a directory of thousands of names that are not UTF-8, reporting each", async () => {
+  it("finishes a directory of thousands of names that are not UTF-8, listing each", async () => {
     const root = await tempTree();
     for (let i = 0; i < 2000; i++) {
       writeFileSync(
@@ -434,7 +439,8 @@ describe("trees that change under the walk", () => {
     }
     writeFileSync(join(root, "ok.txt"), "");
     const result = await forceRescan(root);
-    expect(paths(result)).toEqual(["ok.txt"]);
-    expect(result.warnings).toHaveLength(2000);
+    expect(paths(result)).toHaveLength(2001);
+    expect(paths(result)).toContain("caf\udce9-1999.txt");
+    expect(result.warnings).toEqual([]);
   });
 });
