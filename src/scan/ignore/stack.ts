@@ -129,6 +129,8 @@ export class IgnoreStack {
   readonly #repoStrip: number;
   /** This frame's directory is the top of `#repository`: the `.gitignore` chain ends here. */
   readonly #repoTop: boolean;
+  /** Some frame here or above has a `.rgignore`: else `match` skips that layer's pass. */
+  readonly #rgignores: boolean;
 
   private constructor(
     parent: IgnoreStack | undefined,
@@ -144,6 +146,8 @@ export class IgnoreStack {
     this.#repoPrefix = repoPrefix;
     this.#repoStrip = repoStrip;
     this.#repoTop = repoTop;
+    const above = parent ? parent.#rgignores : false;
+    this.#rgignores = frame.rgignore !== undefined || above;
   }
 
   /**
@@ -253,7 +257,9 @@ export class IgnoreStack {
    * component), by the precedence in the module comment; undefined when no rule matches.
    */
   match(path: string, name: string, isDir: boolean): IgnoreMatch | undefined {
-    for (const layer of ["rgignore", "ignore"] as const) {
+    for (const layer of this.#rgignores
+      ? (["rgignore", "ignore"] as const)
+      : (["ignore"] as const)) {
       for (let node: IgnoreStack | undefined = this; node; node = node.#parent) {
         const file = node.#frame[layer];
         if (file) {
