@@ -290,7 +290,7 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
       // One path that cannot be searched does not stop the others, as with rg; the status says so.
       if (paths.length === 1 || !(error instanceof FreshfsError)) throw error;
       failed = true;
-      if (!args.noMessages) process.stderr.write(`freshfs: ${error.message}\n`);
+      if (!args.noMessages) write(`freshfs: ${error.message}\n`, process.stderr);
     }
   }
   if (args.jsonResult) {
