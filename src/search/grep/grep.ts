@@ -293,11 +293,6 @@ function expandBraces(glob: string): string[] {
   return [glob];
 }
 
-/**
- * ripgrep's `-g`: globs in gitignore syntax (anchoring, `**`, directory-only), `!glob` excludes,
- * the last matching glob wins, an excluded directory takes its files with it, and when any glob
- * includes, a file no glob matches is left out.
- */
 /** What the `-g` globs say of a file: an include glob took it, an exclude glob left it out, or none spoke. */
 type GlobVerdict = "include" | "exclude" | "none";
 
@@ -308,9 +303,9 @@ interface GlobFilter {
   readonly verdict: (path: string) => GlobVerdict;
 }
 
-function globFilter(globs: readonly string[]): GlobFilter | undefined {
-  if (globs.length === 0) return undefined;
-  const lines = globs.flatMap((glob) => {
+/** Brace-expanded ignore-file lines of globs: a plain line includes, a `!` line excludes. */
+function globLines(globs: readonly string[]): string[] {
+  return globs.flatMap((glob) => {
     const negated = glob.startsWith("!");
     try {
       return expandBraces(negated ? glob.slice(1) : glob).map((one) => (negated ? `!${one}` : one));
@@ -323,24 +318,47 @@ function globFilter(globs: readonly string[]): GlobFilter | undefined {
       );
     }
   });
-  const rules = IgnoreFile.compile(lines.join("\n"), "glob");
-  if (rules.problems.length > 0) {
-    const problem = rules.problems[0] as PatternProblem;
-    throw new FreshfsError(
-      "INVALID_PATTERN",
-      `Invalid glob ${quoted(problem.pattern)}: it ${problem.message}.`,
-    );
-  }
-  const includes = lines.some((line) => !line.startsWith("!"));
-  // Written as ignore-file lines: a plain line is an include glob, a `!` line an exclude.
+}
+
+/**
+ * ripgrep's `-g`: globs in gitignore syntax (anchoring, `**`, directory-only), `!glob` excludes,
+ * the last matching glob wins, an excluded directory takes its files with it, and when any glob
+ * includes, a file no glob matches is left out. `globs` match with case, then `caseless` without
+ * (`--iglob`; ASCII case, as the ignore files' `core.ignoreCase`), as rg adds them: every caseless
+ * glob comes after every other, so where one matches it is the last match, and wins.
+ */
+function globFilter(globs: readonly string[], caseless: readonly string[]): GlobFilter | undefined {
+  const sets = [
+    { lines: globLines(caseless), ignoreCase: true },
+    { lines: globLines(globs), ignoreCase: false },
+  ].filter((set) => set.lines.length > 0);
+  if (sets.length === 0) return undefined;
+  const files = sets.map(({ lines, ignoreCase }) => {
+    const rules = IgnoreFile.compile(lines.join("\n"), "glob", { ignoreCase });
+    if (rules.problems.length > 0) {
+      const problem = rules.problems[0] as PatternProblem;
+      throw new FreshfsError(
+        "INVALID_PATTERN",
+        `Invalid glob ${quoted(problem.pattern)}: it ${problem.message}.`,
+      );
+    }
+    return rules;
+  });
+  const includes = sets.some(({ lines }) => lines.some((line) => !line.startsWith("!")));
+  const match = (name: string, isDir: boolean, path: string) => {
+    for (const rules of files) {
+      const rule = rules.match(name, isDir, path);
+      if (rule) return rule;
+    }
+    return undefined;
+  };
   const verdict = (path: string): GlobVerdict => {
     const bytes = byteForm(path);
     for (let slash = bytes.indexOf("/"); slash !== -1; slash = bytes.indexOf("/", slash + 1)) {
       const dir = bytes.slice(0, slash);
-      const rule = rules.match(dir.slice(dir.lastIndexOf("/") + 1), true, dir);
-      if (rule?.negated) return "exclude";
+      if (match(dir.slice(dir.lastIndexOf("/") + 1), true, dir)?.negated) return "exclude";
     }
-    const rule = rules.match(bytes.slice(bytes.lastIndexOf("/") + 1), false, bytes);
+    const rule = match(bytes.slice(bytes.lastIndexOf("/") + 1), false, bytes);
     if (!rule) return "none";
     return rule.negated ? "exclude" : "include";
   };
@@ -454,62 +472,6 @@ function typeFilter(types: readonly string[], typesNot: readonly string[]): Type
     passes: (path) => verdict(path) ?? !selecting,
     selects: (path) => verdict(path) === true,
   };
-}
-
-/**
- * A glob that matches regardless of case (`--iglob`): each letter as a class of both its
- * cases, and a class's letters and ranges given their other case too.
- */
-export function caseInsensitiveGlob(glob: string): string {
-  const both = (c: string) => {
-    const lower = c.toLowerCase();
-    const upper = c.toUpperCase();
-    return lower === upper || lower.length !== 1 || upper.length !== 1 ? [c] : [lower, upper];
-  };
-  let out = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
-    if (c === "\\" && i + 1 < glob.length) {
-      const next = glob[i + 1] as string;
-      const cases = both(next);
-      out += cases.length === 2 ? `[${cases.join("")}]` : `\\${next}`;
-      i++;
-    } else if (c === "[") {
-      const close = glob.indexOf("]", i + 2);
-      if (close === -1) {
-        out += c;
-        continue;
-      }
-      let inner = glob.slice(i + 1, close);
-      let extra = "";
-      const body = inner.replace(/^[!^]/, "");
-      for (let j = 0; j < body.length; j++) {
-        const a = body[j] as string;
-        if (a === "\\") {
-          j++;
-          continue;
-        }
-        if (body[j + 1] === "-" && j + 2 < body.length) {
-          const b = body[j + 2] as string;
-          if (/[a-z]/.test(a) && /[a-z]/.test(b)) extra += `${a.toUpperCase()}-${b.toUpperCase()}`;
-          else if (/[A-Z]/.test(a) && /[A-Z]/.test(b))
-            extra += `${a.toLowerCase()}-${b.toLowerCase()}`;
-          j += 2;
-        } else {
-          extra += both(a)
-            .filter((x) => x !== a)
-            .join("");
-        }
-      }
-      inner += extra;
-      out += `[${inner}]`;
-      i = close;
-    } else {
-      const cases = both(c);
-      out += cases.length === 2 ? `[${cases.join("")}]` : c;
-    }
-  }
-  return out;
 }
 
 function cut(text: string, maxColumns: number): string {
@@ -921,10 +883,9 @@ async function search(
     syntax: options.syntax,
   });
   const insensitive = options.globCaseInsensitive ?? false;
-  const globs = globFilter([
-    ...list(options.glob, "glob").map((glob) => (insensitive ? caseInsensitiveGlob(glob) : glob)),
-    ...list(options.iglob, "iglob").map(caseInsensitiveGlob),
-  ]);
+  const globs = insensitive
+    ? globFilter([], [...list(options.glob, "glob"), ...list(options.iglob, "iglob")])
+    : globFilter(list(options.glob, "glob"), list(options.iglob, "iglob"));
   const types = typeFilter(list(options.type, "type"), list(options.typeNot, "typeNot"));
   const includeNodeModules = options.includeNodeModules ?? true;
   if (options.signal?.aborted) throw new FreshfsError("ABORTED", "The search was aborted.");
