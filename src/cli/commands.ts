@@ -117,17 +117,25 @@ export async function findCommand(
 }
 
 /** How rg names a file found under the path it was given: joined to it as written. */
-export function namer(dir: string | undefined): (path: string) => string {
+export function namer(
+  dir: string | undefined,
+  isFile = isFileOperand(dir),
+): (path: string) => string {
   if (dir === undefined) return (path) => path;
-  let isFile = false;
-  try {
-    isFile = !lstatSync(fsPath(dir)).isDirectory() && !isDirectoryThroughLink(dir);
-  } catch {
-    // grep reports the missing path itself.
-  }
   if (isFile) return () => dir;
   const base = dir.endsWith("/") || dir.endsWith(sep) ? dir.slice(0, -1) : dir;
   return (path) => (base === "" ? `/${path}` : `${base}/${path}`);
+}
+
+/** Whether a path operand names one file (not a directory, nor a link to one). */
+export function isFileOperand(dir: string | undefined): boolean {
+  if (dir === undefined) return false;
+  try {
+    return !lstatSync(fsPath(dir)).isDirectory() && !isDirectoryThroughLink(dir);
+  } catch {
+    // grep reports the missing path itself.
+    return false;
+  }
 }
 
 function isDirectoryThroughLink(path: string): boolean {

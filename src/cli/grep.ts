@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { FreshfsError } from "../errors.js";
-import { encodeName, fsPath, hasEscapedBytes } from "../io/bytes.js";
+import { encodeName, hasEscapedBytes } from "../io/bytes.js";
 import {
   GREP_MAX_FILE_BYTES,
   GREP_SEARCH_TIMEOUT_MS,
@@ -21,7 +21,7 @@ import {
   grepFiles,
 } from "../search/grep/grep.js";
 import { FILE_TYPES } from "../search/grep/types.js";
-import { badInput, namer, withProgress } from "./commands.js";
+import { badInput, isFileOperand, namer, withProgress } from "./commands.js";
 import { type GrepArgs, parseGrepArgs } from "./rg-args.js";
 
 const GREP_HELP = `Usage: freshfs grep [OPTIONS] PATTERN [PATH ...]
@@ -173,10 +173,12 @@ function accessTimesBefore(roots: readonly (string | undefined)[]): Map<string, 
   return times;
 }
 
-let accessTimes: Map<string, bigint> | undefined;
-
-function timeOf(path: string, by: "modified" | "accessed" | "created"): bigint {
-  const before = by === "accessed" ? accessTimes?.get(resolve(path)) : undefined;
+function timeOf(
+  path: string,
+  by: "modified" | "accessed" | "created",
+  accessed: ReadonlyMap<string, bigint> | undefined,
+): bigint {
+  const before = accessed?.get(resolve(path));
   if (before !== undefined) return before;
   try {
     // Nanoseconds, as rg compares them: files made within a millisecond still have an order.
@@ -226,17 +228,13 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
           ? "count"
           : "content";
   const paths = operands.length > 0 ? operands : [undefined];
-  const options = (path: string | undefined): GrepOptions => ({
+  const options = (path: string | undefined, file: boolean): GrepOptions => ({
     path,
     hidden: args.hidden || args.unrestricted >= 2,
     gitignore: !(args.noIgnore || args.unrestricted >= 1),
     // rg searches a file it finds up to its first NUL, and a file it is given (or every file,
     // with --binary or -uuu) whole, saying that it matches.
-    binary: args.text
-      ? "text"
-      : args.binary || args.unrestricted >= 3 || isFile(path)
-        ? "report"
-        : "quit",
+    binary: args.text ? "text" : args.binary || args.unrestricted >= 3 || file ? "report" : "quit",
     ignoreCase: args.caseMode === "insensitive",
     smartCase: args.caseMode === "smart",
     fixedStrings: args.fixedStrings,
@@ -274,18 +272,19 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
   });
 
   const started = performance.now();
-  if (args.sort.by === "accessed") accessTimes = accessTimesBefore(paths);
-  const runs: Run[] = [];
+  const accessed = args.sort.by === "accessed" ? accessTimesBefore(paths) : undefined;
+  const searchedRuns: Run[] = [];
   let failed = false;
   for (const path of paths) {
     try {
+      const file = isFileOperand(path);
       const result = await withProgress(args.files ? "files" : "grep", (progress) =>
         (args.files ? grepFiles : (o: GrepOptions) => grep(patterns, o))({
-          ...options(path),
+          ...options(path, file),
           onProgress: progress.update,
         }),
       );
-      runs.push({ result, name: namer(path) });
+      searchedRuns.push({ result, name: namer(path, file) });
     } catch (error) {
       // One path that cannot be searched does not stop the others, as with rg; the status says so.
       if (paths.length === 1 || !(error instanceof FreshfsError)) throw error;
@@ -293,6 +292,8 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
       if (!args.noMessages) write(`freshfs: ${error.message}\n`, process.stderr);
     }
   }
+  // In the order --sort asks, once, for whichever printer runs.
+  const runs = ordered(searchedRuns, args, accessed);
   if (args.jsonResult) {
     const results = runs.map((run) => run.result);
     process.stdout.write(
@@ -304,7 +305,7 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
     const found = runs.some((run) => run.result.files.length > 0);
     if (args.quiet) return failed ? 2 : found ? 0 : 1;
     const out: string[] = [];
-    for (const run of ordered(runs, args)) {
+    for (const run of runs) {
       for (const file of run.result.files) out.push(run.name(file));
     }
     write(out.map((path) => path + (args.nul ? "\0" : "\n")).join(""));
@@ -317,7 +318,7 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
     );
   }
   if (!args.quiet) {
-    const text = args.json ? jsonLines(runs, args, started) : printed(runs, args, showsContext);
+    const text = args.json ? jsonLines(runs, started) : printed(runs, args, showsContext);
     write(text);
     for (const run of runs) {
       for (const note of notes(run)) {
@@ -350,7 +351,11 @@ function status(runs: readonly Run[], failed: boolean, args: GrepArgs): number {
 }
 
 /** The files of each run, as `--sort`/`--sortr` orders them (path order is the library's). */
-function ordered(runs: readonly Run[], args: GrepArgs): Run[] {
+function ordered(
+  runs: readonly Run[],
+  args: GrepArgs,
+  accessed: ReadonlyMap<string, bigint> | undefined,
+): Run[] {
   const { by, reverse } = args.sort;
   return runs.map((run) => {
     const { result } = run;
@@ -364,7 +369,7 @@ function ordered(runs: readonly Run[], args: GrepArgs): Run[] {
     const at = (path: string) => {
       let time = times.get(path);
       if (time === undefined) {
-        time = timeOf(`${result.root}/${path}`, by);
+        time = timeOf(`${result.root}/${path}`, by, accessed);
         times.set(path, time);
       }
       return time;
@@ -389,8 +394,9 @@ function ordered(runs: readonly Run[], args: GrepArgs): Run[] {
 /** The result with its files (lines grouped by file, counts, paths) in the order `order` gives. */
 function reorder(result: GrepResult, order: (paths: readonly string[]) => string[]): GrepResult {
   const files = order(result.files);
-  const counts = order(result.counts.map((c) => c.path)).map(
-    (path) => result.counts.find((c) => c.path === path) as (typeof result.counts)[number],
+  const countOf = new Map(result.counts.map((c) => [c.path, c]));
+  const counts = order([...countOf.keys()]).map(
+    (path) => countOf.get(path) as (typeof result.counts)[number],
   );
   const byPath = byFile(result.lines);
   const lines = order([...byPath.keys()]).flatMap((path) => byPath.get(path) ?? []);
@@ -414,7 +420,7 @@ function printed(runs: readonly Run[], args: GrepArgs, showsContext: boolean): s
   const end = args.nul ? "\0" : "\n";
   const lineNumbers = args.lineNumber;
   const withName = args.withFilename;
-  for (const run of ordered(runs, args)) {
+  for (const run of runs) {
     const { result, name } = run;
     if (result.mode === "files_with_matches" || result.mode === "files_without_match") {
       for (const file of result.files) out.push(name(file) + end);
@@ -506,18 +512,8 @@ function shown(given: string, line: GrepLine, args: GrepArgs): string {
   return line.match ? OMITTED.match : OMITTED.context;
 }
 
-/** Whether `path` names a file (not a directory, nor a link to one). */
-function isFile(path: string | undefined): boolean {
-  if (path === undefined) return false;
-  try {
-    return statSync(fsPath(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** rg's `--json`: begin, match and context, end per file; a summary at the end. */
-function jsonLines(runs: readonly Run[], args: GrepArgs, started: number): string {
+function jsonLines(runs: readonly Run[], started: number): string {
   const out: string[] = [];
   const totals = {
     bytes_printed: 0,
@@ -532,7 +528,7 @@ function jsonLines(runs: readonly Run[], args: GrepArgs, started: number): strin
     out.push(line);
     return Buffer.byteLength(line);
   };
-  for (const run of ordered(runs, args)) {
+  for (const run of runs) {
     const { result, name } = run;
     const byPath = byFile(result.lines);
     for (const [path, lines] of byPath) {
