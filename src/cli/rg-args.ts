@@ -113,6 +113,23 @@ interface Flag {
   readonly act?: Action;
 }
 
+type NumberKey =
+  | "after"
+  | "before"
+  | "context"
+  | "maxCount"
+  | "maxDepth"
+  | "maxColumns"
+  | "timeoutMs"
+  | "limit";
+
+/** A flag whose value is a whole number kept under `key` (with what else it sets). */
+const number =
+  (key: NumberKey, also: Partial<GrepArgs> = {}): Action =>
+  (args, value, flag) => {
+    Object.assign(args, { [key]: whole(value, flag) }, also);
+  };
+
 const sort =
   (reverse: boolean): Action =>
   (args, value, flag) => {
@@ -196,36 +213,25 @@ const FLAGS: readonly Flag[] = [
     short: "A",
     long: ["after-context"],
     value: true,
-    act: (a, v, f) => {
-      a.after = whole(v, f);
-      a.passthru = false;
-    },
+    act: number("after", { passthru: false }),
   },
   {
     short: "B",
     long: ["before-context"],
     value: true,
-    act: (a, v, f) => {
-      a.before = whole(v, f);
-      a.passthru = false;
-    },
+    act: number("before", { passthru: false }),
   },
   {
     short: "C",
     long: ["context"],
     value: true,
-    act: (a, v, f) => {
-      a.context = whole(v, f);
-      a.passthru = false;
-    },
+    act: number("context", { passthru: false }),
   },
   {
     short: "m",
     long: ["max-count"],
     value: true,
-    act: (a, v, f) => {
-      a.maxCount = whole(v, f);
-    },
+    act: number("maxCount"),
   },
   {
     short: "g",
@@ -246,32 +252,24 @@ const FLAGS: readonly Flag[] = [
     short: "t",
     long: ["type"],
     value: true,
-    act: (a, v) => {
-      a.types.push(v);
-    },
+    act: (a, v) => a.types.push(v),
   },
   {
     short: "T",
     long: ["type-not"],
     value: true,
-    act: (a, v) => {
-      a.typesNot.push(v);
-    },
+    act: (a, v) => a.typesNot.push(v),
   },
   {
     long: ["max-depth", "maxdepth"],
     value: true,
-    act: (a, v, f) => {
-      a.maxDepth = whole(v, f);
-    },
+    act: number("maxDepth"),
   },
   {
     short: "M",
     long: ["max-columns"],
     value: true,
-    act: (a, v, f) => {
-      a.maxColumns = whole(v, f);
-    },
+    act: number("maxColumns"),
   },
   { long: ["max-columns-preview"], set: { maxColumnsPreview: true } },
   { long: ["no-max-columns-preview"], set: { maxColumnsPreview: false } },
@@ -293,37 +291,27 @@ const FLAGS: readonly Flag[] = [
   {
     long: ["timeout"],
     value: true,
-    act: (a, v, f) => {
-      a.timeoutMs = whole(v, f);
-    },
+    act: number("timeoutMs"),
   },
   {
     long: ["limit"],
     value: true,
-    act: (a, v, f) => {
-      a.limit = whole(v, f);
-    },
+    act: number("limit"),
   },
   {
     long: ["context-separator"],
     value: true,
-    act: (a, v) => {
-      a.contextSeparator = separator(v);
-    },
+    act: (a, v) => Object.assign(a, { contextSeparator: separator(v) }),
   },
   {
     long: ["field-match-separator"],
     value: true,
-    act: (a, v) => {
-      a.fieldMatchSeparator = separator(v);
-    },
+    act: (a, v) => Object.assign(a, { fieldMatchSeparator: separator(v) }),
   },
   {
     long: ["field-context-separator"],
     value: true,
-    act: (a, v) => {
-      a.fieldContextSeparator = separator(v);
-    },
+    act: (a, v) => Object.assign(a, { fieldContextSeparator: separator(v) }),
   },
   {
     long: ["color", "colour"],
