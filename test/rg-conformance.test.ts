@@ -11,7 +11,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { CASES } from "./rg-conformance/cases.js";
-import { SUPPORTED } from "./rg-conformance/flags.js";
+import { ISSUE_FLAGS, SUPPORTED } from "./rg-conformance/flags.js";
 import { KNOWN_DIFFERENCES, type KnownDifference } from "./rg-conformance/known.js";
 import {
   type CaseResult,
@@ -25,41 +25,6 @@ import {
 const rgPresent = hasRg();
 if (!rgPresent)
   console.warn("SKIPPED: the rg conformance suite needs ripgrep (`apt-get install -y ripgrep`).");
-
-/** The flags the issue asks freshfs to support; SUPPORTED must not drop any of them. */
-const ISSUE_FLAGS = [
-  "-e",
-  "-f",
-  "-v",
-  "-o",
-  "-m",
-  "-n",
-  "-N",
-  "-H",
-  "--no-filename",
-  "-l",
-  "--files-without-match",
-  "-c",
-  "--count-matches",
-  "-x",
-  "-r",
-  "-L",
-  "-T",
-  "--type-list",
-  "--max-depth",
-  "-.",
-  "--hidden",
-  "-u",
-  "--glob-case-insensitive",
-  "--iglob",
-  "--sort",
-  "-0",
-  "--column",
-  "--vimgrep",
-  "--files",
-  "-M",
-  "--json",
-];
 
 /**
  * The share of supported cases that must agree: with rg 13, or, for a known difference with

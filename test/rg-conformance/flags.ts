@@ -210,3 +210,38 @@ export const SUPPORTED: ReadonlySet<string> = new Set([
 export function unsupportedFlags(args: readonly string[]): string[] {
   return flagsOf(args).filter((flag) => !SUPPORTED.has(flag));
 }
+
+/** The flags the issue asks freshfs to support; SUPPORTED must not drop any of them. */
+export const ISSUE_FLAGS = [
+  "-e",
+  "-f",
+  "-v",
+  "-o",
+  "-m",
+  "-n",
+  "-N",
+  "-H",
+  "--no-filename",
+  "-l",
+  "--files-without-match",
+  "-c",
+  "--count-matches",
+  "-x",
+  "-r",
+  "-L",
+  "-T",
+  "--type-list",
+  "--max-depth",
+  "-.",
+  "--hidden",
+  "-u",
+  "--glob-case-insensitive",
+  "--iglob",
+  "--sort",
+  "-0",
+  "--column",
+  "--vimgrep",
+  "--files",
+  "-M",
+  "--json",
+];
