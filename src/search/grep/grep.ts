@@ -410,6 +410,23 @@ async function linkedFiles(
   return out;
 }
 
+/**
+ * The byte offsets in `text`'s UTF-8 of the character offsets `at` (matches' [start, end), in
+ * order), each measured from the one before: a line of many matches is measured once.
+ */
+function byteOffsets(text: string, at: readonly number[]): number[] {
+  const out: number[] = [];
+  let char = 0;
+  let byte = 0;
+  for (const offset of at) {
+    if (offset >= char) byte += Buffer.byteLength(text.slice(char, offset));
+    else byte = Buffer.byteLength(text.slice(0, offset));
+    char = offset;
+    out.push(byte);
+  }
+  return out;
+}
+
 /** Directories down to a listed file: 1 for a file of the root itself. */
 function depthOf(path: string): number {
   let depth = 1;
@@ -991,11 +1008,11 @@ async function search(
           } else if (onlyMatching) {
             // Each match a line of its own (context lines stay whole, as rg's -o shows them).
             const [line, text, , , at, texts] = record;
+            const bytes = byteOffsets(text, at);
             for (let k = 0; k < texts.length; k++) {
-              const start = at[2 * k] as number;
               records++;
               if (keep()) {
-                const column = Buffer.byteLength(text.slice(0, start)) + 1;
+                const column = (bytes[2 * k] as number) + 1;
                 lines.push({
                   path,
                   line,
@@ -1051,12 +1068,14 @@ async function search(
     const first = at[0];
     const column = first === undefined ? undefined : Buffer.byteLength(text.slice(0, first)) + 1;
     if (!submatches) return { path, line, text: cut(shown, maxColumns), match: true, column };
+    const bytes = byteOffsets(text, at);
     const found: GrepSubmatch[] = [];
     for (let k = 0; k < texts.length; k++) {
-      const start = Buffer.byteLength(text.slice(0, at[2 * k] as number));
-      const end =
-        start + Buffer.byteLength(text.slice(at[2 * k] as number, at[2 * k + 1] as number));
-      found.push({ start, end, text: texts[k] as string });
+      found.push({
+        start: bytes[2 * k] as number,
+        end: bytes[2 * k + 1] as number,
+        text: texts[k] as string,
+      });
     }
     return {
       path,
