@@ -19,7 +19,6 @@ import {
   globCommand,
   whyCommand,
 } from "./commands.js";
-import { grepMain } from "./grep.js";
 
 const COMMON_HELP = `Common options:
   --hidden        include files and directories whose name starts with a dot
@@ -130,8 +129,9 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
-  // grep reads rg's arguments, with rg's rules (clusters, last-wins, options anywhere).
-  if (command === "grep") return grepMain(rest);
+  // grep reads rg's arguments, with rg's rules (clusters, last-wins, options anywhere); loaded
+  // only for grep, as the other commands need none of the search workers' modules.
+  if (command === "grep") return (await import("./grep.js")).grepMain(rest);
   if (!(command in HELP) || command === "main") {
     throw badInput(`unknown command '${command}'. Try 'freshfs --help'.`);
   }
