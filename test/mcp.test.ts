@@ -784,6 +784,29 @@ describe("freshfs mcp over stdio", () => {
     }
   });
 
+  it("keeps its guard for the server's life: a server started per call refuses an edit read by the last one", async () => {
+    const dir = await tempTree({ "f.txt": "one\n" });
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, "mcp", "--root", dir],
+        stderr: "pipe",
+      });
+      const client = new Client({ name: "freshfs-test", version: "1.0.0" });
+      await client.connect(transport);
+      try {
+        return (await client.callTool({ name, arguments: args })) as CallToolResult;
+      } finally {
+        await client.close();
+      }
+    };
+    expect((await call("read", { file_path: "f.txt" })).isError).toBeFalsy();
+    const edit = await call("edit", { file_path: "f.txt", old_string: "one", new_string: "two" });
+    expect(edit.isError).toBe(true);
+    expect(JSON.stringify(edit.content)).toContain("NOT_READ");
+    expect(await readFile(join(dir, "f.txt"), "utf8")).toBe("one\n");
+  });
+
   it("takes rg's -v, -o, -w, several patterns and max_depth in grep, over the SDK client", async () => {
     const dir = await tempTree({ "a.txt": "foo bar\nbaz\nfoobar\n", "d/e/b.txt": "foo deep\n" });
     const transport = new StdioClientTransport({
