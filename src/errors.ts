@@ -26,8 +26,11 @@
  * - `AMBIGUOUS`: an edit's old text is in the file more than once.
  * - `BINARY`: a binary file (a NUL byte near its start) where text is needed.
  * - `TOO_LARGE`: a file past the size a tool handles.
- * - `ALREADY_EXISTS`: a rename onto an existing path without `overwrite`.
+ * - `ALREADY_EXISTS`: a rename onto an existing path without `overwrite`, a patch that adds a
+ *   file (or moves one) where one exists, a directory where a file is.
  * - `UNSUPPORTED_ENCODING`: text that is not UTF-8 (or UTF-16 with a byte order mark).
+ * - `INVALID_PATCH`: `apply_patch` input that does not follow the patch grammar (the message
+ *   names the line).
  */
 export type FreshfsErrorCode =
   | "NOT_READ"
@@ -48,7 +51,8 @@ export type FreshfsErrorCode =
   | "BINARY"
   | "TOO_LARGE"
   | "ALREADY_EXISTS"
-  | "UNSUPPORTED_ENCODING";
+  | "UNSUPPORTED_ENCODING"
+  | "INVALID_PATCH";
 
 export interface FreshfsErrorOptions {
   /** The absolute path the error is about, when there is one. */

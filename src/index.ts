@@ -81,6 +81,11 @@ export {
   type RecordEditOptions,
   type RecordReadOptions,
 } from "./state/tracker.js";
+export type {
+  ApplyPatchParams,
+  ApplyPatchResult,
+  PatchedFile,
+} from "./tools/apply-patch.js";
 export type { CallOptions } from "./tools/commit.js";
 export type { EditParams, EditResult, MultiEditParams } from "./tools/edit.js";
 export type { DeleteParams, DeleteResult, RenameParams, RenameResult } from "./tools/files.js";
@@ -91,14 +96,25 @@ export {
   GREP_DEFAULT_HEAD_LIMIT,
   GREP_MAX_COLUMNS,
   GREP_TIMEOUT_MS,
+  LIST_DEFAULT_LIMIT,
+  LIST_MAX_DEPTH,
   MAX_FILE_BYTES,
+  MAX_IMAGE_BYTES,
   MAX_RESULT_BYTES,
+  PATCH_MAX_FILES,
+  PDF_MAX_PAGES,
   READ_DEFAULT_LIMIT,
+  READ_MANY_MAX_FILES,
   READ_MAX_LINE_CHARS,
 } from "./tools/limits.js";
+export type { ListEntry, ListParams, ListResult, ListSort } from "./tools/list.js";
+export type { ImageInfo, ImageType } from "./tools/media.js";
+export type { MkdirParams, MkdirResult } from "./tools/mkdir.js";
 export { boundText } from "./tools/output.js";
+export type { PatchMatch } from "./tools/patch.js";
 export { CODE_FILE_EXTENSIONS, CODE_FILE_NAMES } from "./tools/quotes.js";
 export type { ReadParams, ReadResult } from "./tools/read.js";
+export type { ReadManyFile, ReadManyParams, ReadManyResult } from "./tools/read-many.js";
 export type {
   FindParams,
   FindToolResult,
@@ -107,5 +123,6 @@ export type {
   GrepParams,
   GrepToolResult,
 } from "./tools/search.js";
+export type { EntryKind, ReadState, StatParams, StatResult } from "./tools/stat.js";
 export { Workspace, type WorkspaceOptions } from "./tools/workspace.js";
 export type { WriteParams, WriteResult } from "./tools/write.js";

@@ -35,17 +35,22 @@ import { tempTree } from "./helpers/fs.js";
 const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
 
 const TOOL_NAMES = [
+  "apply_patch",
   "delete",
   "edit",
   "find",
   "glob",
   "grep",
+  "list",
+  "mkdir",
   "multi_edit",
   "read",
+  "read_many",
   "rename",
+  "stat",
   "write",
 ];
-const READ_ONLY = ["read", "glob", "grep", "find"];
+const READ_ONLY = ["read", "read_many", "list", "stat", "glob", "grep", "find"];
 
 interface Connected {
   client: Client;
@@ -137,7 +142,7 @@ function validateOutput(tool: Tool, data: unknown): void {
 }
 
 describe("tools/list", () => {
-  it("lists exactly the nine tools", async () => {
+  it("lists exactly the fourteen tools", async () => {
     const dir = await tempTree();
     const { client } = await connect([dir]);
     const { tools } = await client.listTools();

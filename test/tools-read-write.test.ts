@@ -198,16 +198,17 @@ describe("read: long lines and the output ceiling", () => {
 describe("read: what is not plain UTF-8 text", () => {
   it("refuses a binary file with BINARY", async () => {
     const root = await tempTree({
-      "image.png": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+      "data.bin": Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0, 0, 0, 0, 13]),
     });
     const ws = new Workspace({ roots: root });
-    const message = await rejectsWith(ws.read({ file_path: "image.png" }), "BINARY");
-    expect(message).toContain("image.png");
+    const message = await rejectsWith(ws.read({ file_path: "data.bin" }), "BINARY");
+    expect(message).toContain("data.bin");
     expect(message).toContain("binary");
   });
 
   it("records a refused binary file as read, so strict can delete or replace it, and still catches a change", async () => {
-    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    // An ELF header: binary, and not an image (read shows those).
+    const png = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0, 0, 0, 0, 13]);
     const root = await tempTree({ "a.png": png, "b.png": png, "c.png": png });
     const ws = new Workspace({ roots: root, policy: "strict" });
     await rejectsWith(ws.delete({ file_path: "a.png" }), "NOT_READ");

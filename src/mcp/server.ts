@@ -188,10 +188,12 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
     };
     try {
       const result = await tool.call(workspace, request.params.arguments ?? {}, call);
+      const record = result as unknown as Record<string, unknown>;
       return {
-        // The Workspace keeps every result's text within MAX_RESULT_BYTES already.
-        content: [{ type: "text" as const, text: result.text }],
-        structuredContent: tool.structured(result as unknown as Record<string, unknown>),
+        // The Workspace keeps every result's text within MAX_RESULT_BYTES already; an image
+        // (read) travels as an image block of its own, bounded by MAX_IMAGE_BYTES.
+        content: tool.content?.(record) ?? [{ type: "text" as const, text: result.text }],
+        structuredContent: tool.structured(record),
       };
     } catch (error) {
       if (!(error instanceof FreshfsError)) {

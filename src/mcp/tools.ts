@@ -11,10 +11,17 @@ import {
   GREP_DEFAULT_HEAD_LIMIT,
   GREP_MAX_COLUMNS,
   GREP_TIMEOUT_MS,
+  LIST_DEFAULT_LIMIT,
+  LIST_MAX_DEPTH,
   MAX_FILE_BYTES,
+  MAX_IMAGE_BYTES,
   MAX_RESULT_BYTES,
+  PATCH_MAX_FILES,
+  PDF_MAX_PAGES,
   READ_DEFAULT_LIMIT,
+  READ_MANY_MAX_FILES,
   READ_MAX_LINE_CHARS,
+  type ReadResult,
   type Workspace,
 } from "../index.js";
 
@@ -29,6 +36,11 @@ const path = (what: string) => z.string().describe(what);
 const MIB = 1024 * 1024;
 const GUARD_NOTE =
   "A file that exists must have been read in full with read (in one call or in consecutive windows) and be unchanged on disk since; otherwise the call is refused and says to read it again.";
+
+/** A block of an MCP tool result's content. */
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "image"; data: string; mimeType: string };
 
 export interface ToolSpec {
   readonly name: string;
@@ -45,6 +57,8 @@ export interface ToolSpec {
   ) => Promise<{ text: string }>;
   /** The structured content: the result without its text (and without bulk the text holds). */
   readonly structured: (result: Record<string, unknown>) => Record<string, unknown>;
+  /** The content blocks, when more than the text (images). */
+  readonly content?: ((result: Record<string, unknown>) => ContentBlock[]) | undefined;
 }
 
 const withoutText = ({ text: _text, ...rest }: Record<string, unknown>) => rest;
@@ -77,6 +91,58 @@ const FRESHNESS = z
 const SKIPPED_LISTED = 100;
 const warnings = z.array(z.string());
 
+const readOutput = z.object({
+  path: z.string(),
+  kind: z.enum(["text", "image", "pdf"]),
+  startLine: z.number(),
+  endLine: z.number(),
+  totalLines: z.number(),
+  truncated: z.boolean(),
+  cutLines: z.number(),
+  encoding: z.string().optional(),
+  image: z
+    .object({
+      mimeType: z.string(),
+      bytes: z.number(),
+      width: z.number().optional(),
+      height: z.number().optional(),
+    })
+    .optional(),
+  pages: z.object({ total: z.number(), first: z.number(), last: z.number() }).optional(),
+  text: z.string().describe("The numbered lines and notes, as the text content shows them."),
+});
+
+/** A read's structured content: the image described, not carried (it is a content block). */
+function readStructured(result: ReadResult): Record<string, unknown> {
+  const { lines: _lines, image, ...rest } = result;
+  return {
+    ...rest,
+    image: image && {
+      mimeType: image.mimeType,
+      bytes: image.data.length,
+      width: image.width,
+      height: image.height,
+    },
+  };
+}
+
+function readContent(result: ReadResult): ContentBlock[] {
+  const blocks: ContentBlock[] = [{ type: "text", text: result.text }];
+  if (result.image) {
+    blocks.push({
+      type: "image",
+      data: result.image.data.toString("base64"),
+      mimeType: result.image.mimeType,
+    });
+  }
+  return blocks;
+}
+
+const dryRun = () =>
+  flag()
+    .optional()
+    .describe("Check it and show the diff; write nothing, record nothing. Default false.");
+
 const editOutput = z.object({
   path: z.string(),
   replacements: z.number(),
@@ -87,6 +153,7 @@ const editOutput = z.object({
   diffOmitted: z.boolean().optional(),
   quotesNormalized: z.number(),
   warnings,
+  dryRun: z.boolean(),
 });
 
 const editFields = {
@@ -107,27 +174,72 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "read",
     title: "Read file",
-    description: `Reads a text file and shows its lines numbered (cat -n). Shows ${READ_DEFAULT_LIMIT} lines from offset by default; lines longer than ${READ_MAX_LINE_CHARS} characters are cut with a marker, and output stops at ${MAX_RESULT_BYTES / 1024} KiB with a note giving the offset to continue from. Binary files (whose state is still recorded, so they can then be deleted or replaced) and files over ${MAX_FILE_BYTES / MIB} MiB are refused. Read a file before editing or overwriting it.`,
+    description: `Reads a text file and shows its lines numbered (cat -n). Shows ${READ_DEFAULT_LIMIT} lines from offset by default; lines longer than ${READ_MAX_LINE_CHARS} characters are cut with a marker, and output stops at ${MAX_RESULT_BYTES / 1024} KiB with a note giving the offset to continue from. An image (PNG, JPEG, GIF, WebP, up to ${MAX_IMAGE_BYTES / MIB} MiB) is returned as an image; a PDF as the text of its pages (at most ${PDF_MAX_PAGES} a call: pages "1-5"). Other binary files (whose state is still recorded, so they can then be deleted or replaced) and files over ${MAX_FILE_BYTES / MIB} MiB are refused. Read a file before editing or overwriting it.`,
     input: z.object({
       file_path: path("The file: absolute, or relative to the first root."),
       offset: count().optional().describe("1-based line to start from. Default 1."),
       limit: count().optional().describe(`Lines to show. Default ${READ_DEFAULT_LIMIT}.`),
+      pages: z
+        .string()
+        .optional()
+        .describe(`A PDF's pages: "3" or "1-5". Default the first ${PDF_MAX_PAGES}.`),
+    }),
+    output: readOutput,
+    readOnly: true,
+    call: (ws, args, call) => ws.read(args, call),
+    // The text shown stays: a client that forwards only structured content must still give
+    // the model the file. The raw lines would repeat it; the image travels as content.
+    structured: (result) => readStructured(result as unknown as ReadResult),
+    content: (result) => readContent(result as unknown as ReadResult),
+  },
+  {
+    name: "read_many",
+    title: "Read several files",
+    description: `Reads several files in one call (at most ${READ_MANY_MAX_FILES}), each shown and recorded exactly as read would (offset and limit apply to each); a file that fails shows its error in its place. One output cap of ${MAX_RESULT_BYTES / 1024} KiB for the whole call: a file that no longer fits is not read, and the text says so.`,
+    input: z.object({
+      paths: z
+        .array(z.string())
+        .min(1)
+        .describe("The files: absolute, or relative to the first root."),
+      offset: count().optional().describe("1-based line to start from, in each file. Default 1."),
+      limit: count()
+        .optional()
+        .describe(`Lines to show of each file. Default ${READ_DEFAULT_LIMIT}.`),
     }),
     output: z.object({
-      path: z.string(),
-      startLine: z.number(),
-      endLine: z.number(),
-      totalLines: z.number(),
-      truncated: z.boolean(),
-      cutLines: z.number(),
-      encoding: z.string(),
-      text: z.string().describe("The numbered lines and notes, as the text content shows them."),
+      files: z.array(
+        z.object({
+          path: z.string(),
+          result: readOutput.optional(),
+          error: z.object({ code: z.string(), message: z.string() }).optional(),
+        }),
+      ),
+      read: z.number(),
+      failed: z.number(),
     }),
     readOnly: true,
-    call: (ws, args) => ws.read(args),
-    // The text shown stays: a client that forwards only structured content must still give
-    // the model the file. The raw lines would repeat it.
-    structured: ({ lines: _lines, ...rest }) => rest,
+    call: (ws, args, call) => ws.readMany(args, call),
+    structured: (result) => {
+      const files = result.files as readonly {
+        path: string;
+        result?: ReadResult;
+        error?: unknown;
+      }[];
+      return {
+        ...withoutText(result),
+        files: files.map((file) => ({
+          ...file,
+          result: file.result && readStructured(file.result),
+        })),
+      };
+    },
+    content: (result) => {
+      const files = result.files as readonly { result?: ReadResult }[];
+      return [
+        { type: "text", text: result.text as string },
+        ...files.flatMap((file) => (file.result ? readContent(file.result).slice(1) : [])),
+      ];
+    },
   },
   {
     name: "write",
@@ -159,6 +271,7 @@ export const TOOLS: readonly ToolSpec[] = [
     input: z.object({
       file_path: path("The file: absolute, or relative to the first root."),
       ...editFields,
+      dry_run: dryRun(),
     }),
     output: editOutput,
     readOnly: false,
@@ -175,11 +288,60 @@ export const TOOLS: readonly ToolSpec[] = [
         .array(z.object(editFields))
         .min(1)
         .describe("The edits, each old_string/new_string[/replace_all]."),
+      dry_run: dryRun(),
     }),
     output: editOutput,
     readOnly: false,
     call: (ws, args, call) => ws.multiEdit(args, call),
     structured: withoutTextOrLongDiff,
+  },
+  {
+    name: "apply_patch",
+    title: "Apply a patch to several files",
+    description: `Applies a patch in the apply_patch format to one or more files, all of them or none: if any part fails (a hunk that does not match, a file not read or changed since, a file to add that exists), nothing is changed and the error names the file and the hunk. Format:
+*** Begin Patch
+*** Add File: path/new.ts
++each line of the new file
+*** Update File: path/old.ts
+*** Move to: path/renamed.ts   (optional)
+@@ a line of the file before the change, to place the hunk (optional)
+ context line (a space first)
+-removed line
++added line
+*** End of File   (optional: the hunk ends the file)
+*** Delete File: path/gone.ts
+*** End Patch
+Each hunk's context and removed lines must match the file (typographic quotes, dashes and spaces and whitespace at line ends are tolerated, and reported); a hunk is looked for after the previous one. ${GUARD_NOTE} At most ${PATCH_MAX_FILES} files. Returns a summary and a diff per file.`,
+    input: z.object({
+      input: z.string().describe("The whole patch, from *** Begin Patch to *** End Patch."),
+      dry_run: dryRun(),
+    }),
+    output: z.object({
+      files: z.array(
+        z.object({
+          path: z.string(),
+          action: z.enum(["add", "update", "delete", "move"]),
+          from: z.string().optional(),
+          matchedBy: z.enum(["exact", "punctuation", "whitespace"]).optional(),
+          added: z.number(),
+          removed: z.number(),
+          diff: z.string().optional(),
+        }),
+      ),
+      dryRun: z.boolean(),
+      warnings,
+    }),
+    readOnly: false,
+    call: (ws, args, call) => ws.applyPatch(args, call),
+    structured: (result) => {
+      const rest = withoutText(result);
+      const files = rest.files as readonly { diff?: string }[];
+      const total = files.reduce((sum, file) => sum + Buffer.byteLength(file.diff ?? ""), 0);
+      // As for an edit: diffs past half the cap travel in the text only (summarized there).
+      return total > MAX_RESULT_BYTES / 2
+        ? { ...rest, files: files.map(({ diff: _diff, ...file }) => file), diffOmitted: true }
+        : rest;
+    },
   },
   {
     name: "delete",
@@ -204,6 +366,89 @@ export const TOOLS: readonly ToolSpec[] = [
     output: z.object({ from: z.string(), to: z.string(), overwrote: z.boolean(), warnings }),
     readOnly: false,
     call: (ws, args, call) => ws.rename(args, call),
+    structured: withoutText,
+  },
+  {
+    name: "mkdir",
+    title: "Make a directory",
+    description:
+      "Makes a directory and any parents it needs (mkdir -p). An existing directory is not an error.",
+    input: z.object({ path: path("The directory: absolute, or relative to the first root.") }),
+    output: z.object({
+      path: z.string(),
+      created: z.boolean(),
+      firstCreated: z.string().optional(),
+    }),
+    readOnly: false,
+    call: (ws, args, call) => ws.mkdir(args, call),
+    structured: withoutText,
+  },
+  {
+    name: "list",
+    title: "List a directory",
+    description: `Lists a directory's entries with kind, size and modification time, directories first; depth > 1 draws a tree (at most ${LIST_MAX_DEPTH} levels). Ignored entries (.gitignore) and hidden ones are left out unless asked for (gitignore: false, hidden: true); ignore leaves out more (globs). At most ${LIST_DEFAULT_LIMIT} entries by default: a tree is cut a whole level at a time, and each directory not opened says how many entries it holds. Always reflects the current tree.`,
+    input: z.object({
+      path: z.string().optional().describe("The directory. Default: every root."),
+      depth: count().optional().describe("Levels: 1 is the directory's own entries. Default 1."),
+      ignore: z
+        .array(z.string())
+        .optional()
+        .describe("Globs of entries to leave out (node_modules, *.log, dist/)."),
+      hidden: flag()
+        .optional()
+        .describe("Show entries whose name starts with a dot. Default false."),
+      gitignore: flag()
+        .optional()
+        .describe("Leave out what .gitignore, .ignore and .rgignore ignore. Default true."),
+      sort: z
+        .enum(["kind", "name", "mtime", "size"])
+        .optional()
+        .describe("kind (directories first), name, mtime (newest first) or size. Default kind."),
+      limit: count().optional().describe(`Most entries. Default ${LIST_DEFAULT_LIMIT}.`),
+    }),
+    output: z.object({
+      path: z.string(),
+      entries: z.array(
+        z.object({
+          path: z.string(),
+          name: z.string(),
+          kind: z.enum(["file", "dir", "symlink"]),
+          depth: z.number(),
+          size: z.number().optional(),
+          mtimeMs: z.number(),
+          target: z.string().optional(),
+          hiddenEntries: z.number().optional(),
+        }),
+      ),
+      total: z.number(),
+      truncated: z.boolean(),
+      freshness: FRESHNESS,
+    }),
+    readOnly: true,
+    call: (ws, args, call) => ws.list(args, call),
+    structured: withoutText,
+  },
+  {
+    name: "stat",
+    title: "File info",
+    description:
+      "What a path is: kind, size, modification and status-change times, mode, a link's target, and, for a file, whether it has been read in full and is unchanged since (editable: true means edit, write and delete need no new read).",
+    input: z.object({ path: path("The path: absolute, or relative to the first root.") }),
+    output: z.object({
+      path: z.string(),
+      kind: z.enum(["file", "directory", "symlink", "fifo", "socket", "device"]),
+      symlink: z.string().optional(),
+      size: z.number(),
+      mtime: z.string(),
+      mtimeMs: z.number(),
+      ctime: z.string(),
+      ctimeMs: z.number(),
+      mode: z.string(),
+      read: z.enum(["fresh", "partial", "stale", "not_read"]).optional(),
+      editable: z.boolean(),
+    }),
+    readOnly: true,
+    call: (ws, args) => ws.stat(args),
     structured: withoutText,
   },
   {

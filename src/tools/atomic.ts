@@ -41,14 +41,56 @@ export async function writeAtomic(
   bytes: Uint8Array,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
+  const prepared = await prepareAtomic(target, bytes, options);
+  try {
+    await options.beforeCommit?.();
+    options.verifyNow?.();
+    prepared.commit();
+  } catch (error) {
+    throw fromFsError(error, "write", target);
+  } finally {
+    prepared.close();
+  }
+}
+
+/**
+ * A write whose bytes are flushed to a temp file beside the target, waiting for `commit`: a
+ * patch of several files prepares every one before it renames any, so a failure to write one
+ * changes none, and the renames run back to back.
+ */
+export interface PreparedWrite {
+  /** The rename (or, `exclusive`, the link) that makes the new bytes the file's. Synchronous. */
+  commit(): void;
+  /** Removes the temp file unless committed, and lets the directory go. Idempotent. */
+  close(): void;
+}
+
+/** Flushes `bytes` to a temp file beside `target` with the target's mode and owner. */
+export async function prepareAtomic(
+  target: string,
+  bytes: Uint8Array,
+  options: Pick<AtomicWriteOptions, "mode" | "owner" | "exclusive"> = {},
+): Promise<PreparedWrite> {
   // Every step goes through the directory held open: one swapped for a link meanwhile can
   // neither receive the temp file nor the rename.
   const held = HeldDirectory.open(dirname(target), target);
   // Hidden, and marked as freshfs's own (`.name.freshfs-<random>.tmp`), so one left behind by a
   // killed process is recognizable; listings never show it (`io/names`).
-  const tempName = tempNameFor(basename(target));
-  const temp = held.entry(tempName);
+  const temp = held.entry(tempNameFor(basename(target)));
   let committed = false;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    if (!committed) {
+      try {
+        unlinkSync(temp);
+      } catch {
+        // Never created, or renamed away: nothing to remove.
+      }
+    }
+    held.close();
+  };
   try {
     const handle = await open(temp, "wx", options.mode ?? 0o666);
     try {
@@ -66,27 +108,23 @@ export async function writeAtomic(
     } finally {
       await handle.close();
     }
-    await options.beforeCommit?.();
-    options.verifyNow?.();
-    const final = held.entry(basename(target));
-    if (options.exclusive) {
-      commitExclusive(temp, final);
-    } else {
-      renameSync(temp, final);
-      committed = true;
-    }
   } catch (error) {
+    close();
     throw fromFsError(error, "write", target);
-  } finally {
-    if (!committed) {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // Never created, or renamed away: nothing to remove.
-      }
-    }
-    held.close();
   }
+  return {
+    commit: () => {
+      const final = held.entry(basename(target));
+      if (options.exclusive) {
+        // The temp name stays a second link to the file: `close` removes it.
+        commitExclusive(temp, final);
+      } else {
+        renameSync(temp, final);
+        committed = true;
+      }
+    },
+    close,
+  };
 }
 
 /**

@@ -11,10 +11,15 @@ import { LineIndex, toLf } from "./text.js";
 // (an MCP server's other calls wait): past this the diff is left out.
 const DIFF_TIMEOUT_MS = 100;
 
-/** `--- name` / `+++ name` and hunks; undefined when the texts are too different to diff in time. */
-export function unifiedDiff(name: string, before: string, after: string): string | undefined {
+/** `--- oldName` / `+++ name` and hunks; undefined when the texts are too different to diff in time. */
+export function unifiedDiff(
+  name: string,
+  before: string,
+  after: string,
+  oldName = name,
+): string | undefined {
   // Shown without CRs: a CRLF file's diff reads like any other, and its line endings are kept.
-  return createTwoFilesPatch(name, name, toLf(before), toLf(after), undefined, undefined, {
+  return createTwoFilesPatch(oldName, name, toLf(before), toLf(after), undefined, undefined, {
     context: DIFF_CONTEXT_LINES,
     headerOptions: FILE_HEADERS_ONLY,
     timeout: DIFF_TIMEOUT_MS,

@@ -53,14 +53,22 @@ export interface EditParams {
   newString?: string;
   newText?: string;
   replaceAll?: boolean | string;
+  /** Check the edit and show its diff; write nothing, record nothing. Alias: `dryRun`. @default false */
+  dry_run?: boolean | string;
+  dryRun?: boolean | string;
 }
 
 export interface MultiEditParams {
   file_path?: string;
   /** Applied to the file as it was: each matched against the original text, none overlapping. */
-  edits?: readonly Omit<EditParams, "file_path" | "filePath" | "path">[] | string;
+  edits?:
+    | readonly Omit<EditParams, "file_path" | "filePath" | "path" | "dry_run" | "dryRun">[]
+    | string;
+  /** As edit's. @default false */
+  dry_run?: boolean | string;
   filePath?: string;
   path?: string;
+  dryRun?: boolean | string;
 }
 
 export interface EditResult {
@@ -79,6 +87,8 @@ export interface EditResult {
   readonly quotesNormalized: number;
   /** Guard warnings (warn policy). */
   readonly warnings: readonly string[];
+  /** Nothing was written: the diff is what the edit would do. */
+  readonly dryRun: boolean;
   readonly text: string;
 }
 
@@ -112,7 +122,8 @@ export async function editTool(
   const args = new Args("edit", input);
   const path = args.requiredText("file_path", ["filePath", "path"]);
   const replacement = readReplacement(args);
-  return applyEdits(context, path, [replacement], "edit", call);
+  const dryRun = args.boolean("dry_run", ["dryRun"]) ?? false;
+  return applyEdits(context, path, [replacement], "edit", call, dryRun);
 }
 
 export async function multiEditTool(
@@ -132,7 +143,8 @@ export async function multiEditTool(
       "multiEdit: an empty old_string (create the file) only works as the single edit.",
     );
   }
-  return applyEdits(context, path, edits, "multiEdit", call);
+  const dryRun = args.boolean("dry_run", ["dryRun"]) ?? false;
+  return applyEdits(context, path, edits, "multiEdit", call, dryRun);
 }
 
 interface Located {
@@ -148,6 +160,7 @@ async function applyEdits(
   edits: readonly Replacement[],
   tool: string,
   call: CallOptions,
+  dryRun: boolean,
 ): Promise<EditResult> {
   const target = context.roots.confineFile(path);
   const shown = context.roots.display(target.lexical);
@@ -155,7 +168,7 @@ async function applyEdits(
   return underLocks(context, [target.real], tool, call, reconfine, async () => {
     const current = await readCurrent(target, "edit", shown);
     const first = edits[0] as Replacement;
-    if (first.old === "") return fillEmpty(context, target, shown, current, first);
+    if (first.old === "") return fillEmpty(context, target, shown, current, first, dryRun);
     if (!current.exists) {
       throw new FreshfsError(
         "NOT_FOUND",
@@ -195,7 +208,7 @@ async function applyEdits(
       );
     }
     const bytes = encode(next, decoded);
-    await commitWrite(context, target, { current, bytes, warnings, lines });
+    if (!dryRun) await commitWrite(context, target, { current, bytes, warnings, lines });
     const kind: MatchKind = located.some((entry) => entry.kind === "quotes") ? "quotes" : "exact";
     return finish(
       shown,
@@ -207,6 +220,7 @@ async function applyEdits(
       false,
       warnings,
       quotesNormalized,
+      dryRun,
     );
   });
 }
@@ -310,6 +324,7 @@ async function fillEmpty(
   shown: string,
   current: Current,
   edit: Replacement,
+  dryRun: boolean,
 ): Promise<EditResult> {
   if (current.exists && current.bytes.length > 0) {
     throw new FreshfsError(
@@ -322,9 +337,9 @@ async function fillEmpty(
   const code = isCodeFile(target.lexical);
   const text = code ? normalizeIntroducedQuotes(edit.next, "") : edit.next;
   const like: Pick<DecodedText, "encoding" | "bom"> = { encoding: "utf8", bom: false };
-  await commitWrite(context, target, { current, bytes: encode(text, like), warnings });
+  if (!dryRun) await commitWrite(context, target, { current, bytes: encode(text, like), warnings });
   const normalized = changedCharacters(text, edit.next);
-  return finish(shown, target, "", text, 1, "exact", !current.exists, warnings, normalized);
+  return finish(shown, target, "", text, 1, "exact", !current.exists, warnings, normalized, dryRun);
 }
 
 function finish(
@@ -337,12 +352,18 @@ function finish(
   created: boolean,
   warnings: readonly string[],
   quotesNormalized: number,
+  dryRun: boolean,
 ): EditResult {
   const diff = unifiedDiff(shown, before, after);
   const first = firstChangedLine(before, after);
-  const what = created
-    ? `Created ${shown}.`
-    : `Edited ${shown}: ${replacements} replacement${replacements === 1 ? "" : "s"}${first === undefined ? "" : `, first changed line ${first}`}.`;
+  const counted = `${replacements} replacement${replacements === 1 ? "" : "s"}${first === undefined ? "" : `, first changed line ${first}`}`;
+  const what = dryRun
+    ? created
+      ? `Dry run: ${shown} would be created. Nothing was written.`
+      : `Dry run: the edit applies to ${shown} (${counted}). Nothing was written.`
+    : created
+      ? `Created ${shown}.`
+      : `Edited ${shown}: ${counted}.`;
   let quoteNote =
     kind === "quotes"
       ? " old_string matched only with typographic quotes read as ASCII; lines the edit kept keep the file's own quotes."
@@ -366,6 +387,7 @@ function finish(
     diff,
     quotesNormalized,
     warnings,
+    dryRun,
     text: parts.join("\n\n"),
   };
 }

@@ -41,3 +41,18 @@ export const AMBIGUOUS_LINES_SHOWN = 10;
  * the caller gets the partial answer rather than a timeout.
  */
 export const GREP_TIMEOUT_MS = 30_000;
+/** Entries `list` shows when no `limit` is given; a tree is cut level by level past it. */
+export const LIST_DEFAULT_LIMIT = 1000;
+/** The deepest tree `list` draws (`depth`). */
+export const LIST_MAX_DEPTH = 32;
+/** Most files one `read_many` call reads. */
+export const READ_MANY_MAX_FILES = 100;
+/**
+ * Largest image `read` returns. Anthropic's API takes images up to 5 MB, and an MCP result
+ * carries them as base64 (4 bytes for every 3): 3.75 MiB of image is 5 MiB on the wire.
+ */
+export const MAX_IMAGE_BYTES = 3.75 * 1024 * 1024;
+/** Pages of a PDF `read` extracts text from in one call (`pages` picks others). */
+export const PDF_MAX_PAGES = 100;
+/** Most files one `apply_patch` touches. */
+export const PATCH_MAX_FILES = 500;

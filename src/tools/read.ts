@@ -8,13 +8,17 @@ import { basename, dirname, extname } from "node:path";
 import { FreshfsError, fromFsError, isGone } from "../errors.js";
 import { describeNonFile } from "../state/snapshot.js";
 import { Args } from "./args.js";
-import { type ToolContext, tooLarge } from "./commit.js";
+import { type CallOptions, type ToolContext, tooLarge } from "./commit.js";
 import {
+  GREP_TIMEOUT_MS,
   MAX_FILE_BYTES,
+  MAX_IMAGE_BYTES,
   MAX_RESULT_BYTES,
+  PDF_MAX_PAGES,
   READ_DEFAULT_LIMIT,
   READ_MAX_LINE_CHARS,
 } from "./limits.js";
+import { type ImageInfo, imageOf, isPdf, pdfText } from "./media.js";
 import { cutLine } from "./output.js";
 import { type ConfinedPath, readConfined } from "./roots.js";
 import { decode, isBinary, splitLines } from "./text.js";
@@ -26,6 +30,8 @@ export interface ReadParams {
   offset?: number | string;
   /** Lines to show. @default 2000 */
   limit?: number | string;
+  /** A PDF's pages to extract: `3`, `1-5`. @default the first 100 */
+  pages?: string | number;
   filePath?: string;
   path?: string;
 }
@@ -44,8 +50,25 @@ export interface ReadResult {
   readonly truncated: boolean;
   /** Lines cut at the column bound. */
   readonly cutLines: number;
-  readonly encoding: "utf8" | "utf16le" | "utf16be";
+  /** A text file's encoding; undefined for an image or a PDF. */
+  readonly encoding: "utf8" | "utf16le" | "utf16be" | undefined;
+  /** `image`: the file is an image, in `image`; `pdf`: the lines are its pages' text. */
+  readonly kind: "text" | "image" | "pdf";
+  /** An image's bytes and type (for a model that can see it: MCP `image` content). */
+  readonly image: (ImageInfo & { readonly data: Buffer }) | undefined;
+  /** A PDF's pages: how many it has, and the first and last extracted. */
+  readonly pages:
+    | { readonly total: number; readonly first: number; readonly last: number }
+    | undefined;
   readonly text: string;
+}
+
+/** What one read may take: `read_many` shares its cap among its files. */
+export interface ReadBudget {
+  /** UTF-8 bytes of numbered lines. */
+  readonly textBytes: number;
+  /** Bytes of image. */
+  readonly imageBytes: number;
 }
 
 /** Other names in the directory that look like the one asked for: a typo's likely targets. */
@@ -87,11 +110,21 @@ function notFound(
 // The notes after the lines (where to go on, lines cut, encoding) take well under this.
 const LINES_BUDGET = MAX_RESULT_BYTES - 1024;
 
-export async function readTool(context: ToolContext, input: ReadParams): Promise<ReadResult> {
+export const READ_BUDGET: ReadBudget = { textBytes: LINES_BUDGET, imageBytes: MAX_IMAGE_BYTES };
+
+export async function readTool(
+  context: ToolContext,
+  input: ReadParams,
+  call: CallOptions = {},
+  budget: ReadBudget = READ_BUDGET,
+): Promise<ReadResult> {
   const args = new Args("read", input);
   const path = args.requiredText("file_path", ["filePath", "path"]);
   const offset = Math.max(1, args.integer("offset", [], { min: 0 }) ?? 1);
   const limit = args.integer("limit", [], { min: 1 }) ?? READ_DEFAULT_LIMIT;
+  const pages = pageRange(
+    typeof input.pages === "number" ? String(input.pages) : args.string("pages"),
+  );
   const target = context.roots.confineFile(path);
   const shown = context.roots.display(target.lexical);
 
@@ -118,6 +151,9 @@ export async function readTool(context: ToolContext, input: ReadParams): Promise
     if (isGone(error)) throw notFound(context, target, shown, error);
     throw fromFsError(error, "read", shown);
   }
+  const image = imageOf(bytes);
+  if (image) return readImage(context, target, shown, bytes, image, budget);
+  if (isPdf(bytes)) return readPdf(context, target, shown, bytes, pages, budget, call);
   if (isBinary(bytes)) {
     // Not shown, but looked at: recorded as a full read, so that under `strict` the model can
     // still delete, move or replace the file (a change after now is caught as for any file).
@@ -158,7 +194,7 @@ export async function readTool(context: ToolContext, input: ReadParams): Promise
     if (line.length !== (all[index] as string).length) cut++;
     const numbered = `${String(index + 1).padStart(6)}\t${line}`;
     const cost = Buffer.byteLength(numbered) + 1;
-    if (lines.length > 0 && bytesOut + cost > LINES_BUDGET) {
+    if (lines.length > 0 && bytesOut + cost > budget.textBytes) {
       stoppedBySize = true;
       break;
     }
@@ -208,6 +244,135 @@ function result(
     truncated,
     cutLines,
     encoding,
+    kind: "text",
+    image: undefined,
+    pages: undefined,
     text,
+  };
+}
+
+/** An image, shown as itself (recorded as a full read: the model saw all of it). */
+async function readImage(
+  context: ToolContext,
+  target: ConfinedPath,
+  shown: string,
+  bytes: Buffer,
+  image: ImageInfo,
+  budget: ReadBudget,
+): Promise<ReadResult> {
+  const kind = image.mimeType.slice("image/".length).toUpperCase();
+  if (bytes.length > budget.imageBytes) {
+    const whole = budget.imageBytes === MAX_IMAGE_BYTES;
+    throw new FreshfsError(
+      "TOO_LARGE",
+      whole
+        ? `${shown} is a ${kind} image of ${(bytes.length / MIB).toFixed(1)} MiB; images over ${MAX_IMAGE_BYTES / MIB} MiB are not shown (a model's image input takes 5 MB at most). Make a smaller copy (a shell's convert or sips), then read that.`
+        : `${shown} is a ${kind} image of ${(bytes.length / MIB).toFixed(1)} MiB, more than is left of this call's ${MAX_IMAGE_BYTES / MIB} MiB for images; read it alone.`,
+      { path: target.lexical },
+    );
+  }
+  await context.tracker.recordRead(target.lexical, { content: bytes });
+  const pixels =
+    image.width === undefined || image.height === undefined
+      ? ""
+      : `, ${image.width}x${image.height} pixels`;
+  return {
+    path: target.lexical,
+    lines: [],
+    startLine: 0,
+    endLine: 0,
+    totalLines: 0,
+    truncated: false,
+    cutLines: 0,
+    encoding: undefined,
+    kind: "image",
+    image: { ...image, data: bytes },
+    pages: undefined,
+    text: `${shown}: a ${kind} image${pixels}, ${bytes.length} bytes (shown as an image).`,
+  };
+}
+
+const MIB = 1024 * 1024;
+
+/** `pages`: `3` or `1-5`, 1-based, at most PDF_MAX_PAGES of them. */
+function pageRange(given: string | undefined): { first: number; last: number } | undefined {
+  if (given === undefined || given.trim() === "") return undefined;
+  const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(given);
+  const first = Number(match?.[1]);
+  const last = match?.[2] === undefined ? first : Number(match[2]);
+  if (!match || first < 1 || last < first) {
+    throw new FreshfsError(
+      "INVALID_ARGUMENT",
+      `read: pages must be a page number or a range such as 1-5, not ${JSON.stringify(given)}.`,
+    );
+  }
+  if (last - first + 1 > PDF_MAX_PAGES) {
+    throw new FreshfsError(
+      "INVALID_ARGUMENT",
+      `read: pages ${given} names ${last - first + 1} pages; at most ${PDF_MAX_PAGES} in one call.`,
+    );
+  }
+  return { first, last };
+}
+
+/** A PDF's text, page by page, bounded like any read; recorded as a full read of its bytes. */
+async function readPdf(
+  context: ToolContext,
+  target: ConfinedPath,
+  shown: string,
+  bytes: Buffer,
+  asked: { first: number; last: number } | undefined,
+  budget: ReadBudget,
+  call: CallOptions,
+): Promise<ReadResult> {
+  const range = asked ?? { first: 1, last: PDF_MAX_PAGES };
+  const deadline = performance.now() + GREP_TIMEOUT_MS;
+  const pdf = await pdfText(bytes, range.first, range.last, shown, deadline, call.signal);
+  await context.tracker.recordRead(target.lexical, { content: bytes });
+  const out: string[] = [];
+  const lines: string[] = [];
+  let used = 0;
+  let last = range.first - 1;
+  let cut = false;
+  for (const { page, text } of pdf.pages) {
+    const block = `--- page ${page} of ${pdf.totalPages} ---\n${text || "(no text on this page)"}`;
+    const cost = Buffer.byteLength(block) + 1;
+    if (out.length > 0 && used + cost > budget.textBytes) {
+      cut = true;
+      break;
+    }
+    out.push(cost > budget.textBytes ? block.slice(0, Math.floor(budget.textBytes / 4)) : block);
+    lines.push(...text.split("\n"));
+    used += cost;
+    last = page;
+  }
+  const notes: string[] = [];
+  if (range.first > pdf.totalPages) {
+    notes.push(
+      `(${shown} has ${pdf.totalPages} page${pdf.totalPages === 1 ? "" : "s"}; pages ${range.first}- are past the end.)`,
+    );
+  } else if (last < pdf.totalPages && (cut || pdf.timedOut || asked === undefined)) {
+    const why = cut
+      ? ` (output is capped at ${MAX_RESULT_BYTES / 1024} KiB)`
+      : pdf.timedOut
+        ? ` (text extraction stops after ${GREP_TIMEOUT_MS / 1000} s)`
+        : "";
+    notes.push(
+      `(Showing pages ${range.first}-${last} of ${pdf.totalPages}${why}. Use pages="${last + 1}-${Math.min(pdf.totalPages, last + PDF_MAX_PAGES)}" to continue.)`,
+    );
+  }
+  return {
+    path: target.lexical,
+    lines,
+    startLine: 0,
+    endLine: 0,
+    totalLines: 0,
+    truncated: last < Math.min(range.last, pdf.totalPages),
+    cutLines: 0,
+    encoding: undefined,
+    kind: "pdf",
+    image: undefined,
+    pages: { total: pdf.totalPages, first: range.first, last },
+    text: [out.join("\n\n"), ...notes].join("\n\n"),
   };
 }

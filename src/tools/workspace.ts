@@ -7,6 +7,7 @@
  * `scan/`, `search/`, `tools/`.
  */
 import { FileStateTracker, type GuardPolicy, type PartialReadPolicy } from "../state/tracker.js";
+import { type ApplyPatchParams, type ApplyPatchResult, applyPatchTool } from "./apply-patch.js";
 import type { CallOptions, ToolContext } from "./commit.js";
 import {
   type EditParams,
@@ -23,8 +24,11 @@ import {
   type RenameResult,
   renameTool,
 } from "./files.js";
+import { type ListParams, type ListResult, listTool } from "./list.js";
+import { type MkdirParams, type MkdirResult, mkdirTool } from "./mkdir.js";
 import { boundText } from "./output.js";
 import { type ReadParams, type ReadResult, readTool } from "./read.js";
+import { type ReadManyParams, type ReadManyResult, readManyTool } from "./read-many.js";
 import { Roots } from "./roots.js";
 import {
   type FindParams,
@@ -37,6 +41,7 @@ import {
   globTool,
   grepTool,
 } from "./search.js";
+import { type StatParams, type StatResult, statTool } from "./stat.js";
 import { type WriteParams, type WriteResult, writeTool } from "./write.js";
 
 export interface WorkspaceOptions {
@@ -129,9 +134,37 @@ export class Workspace {
     return roots.real;
   }
 
-  /** Shows lines `offset`.. of a text file, numbered, and records the read. */
-  read(params: ReadParams): Promise<ReadResult> {
-    return bounded(readTool(this.#context, params));
+  /**
+   * Shows lines `offset`.. of a text file, numbered, and records the read; an image is returned
+   * as its bytes and type, a PDF as its pages' text.
+   */
+  read(params: ReadParams, call?: CallOptions): Promise<ReadResult> {
+    return bounded(readTool(this.#context, params, call));
+  }
+
+  /** Several files, each read and recorded as `read` would; one output cap for the call. */
+  readMany(params: ReadManyParams, call?: CallOptions): Promise<ReadManyResult> {
+    return bounded(readManyTool(this.#context, params, call));
+  }
+
+  /** A directory's entries (or a tree to `depth`) with kind, size and mtime, from the live listing. */
+  list(params: ListParams = {}, call?: CallOptions): Promise<ListResult> {
+    return bounded(listTool(this.#context, params, call));
+  }
+
+  /** A path's kind, size, times and mode, and whether the guard holds a fresh full read of it. */
+  stat(params: StatParams): Promise<StatResult> {
+    return bounded(statTool(this.#context, params));
+  }
+
+  /** Makes a directory and the parents it needs; an existing directory is no error. */
+  mkdir(params: MkdirParams, call?: CallOptions): Promise<MkdirResult> {
+    return bounded(mkdirTool(this.#context, params, call));
+  }
+
+  /** Applies a patch in Codex's format to several files: all of them, or none. */
+  applyPatch(params: ApplyPatchParams, call?: CallOptions): Promise<ApplyPatchResult> {
+    return bounded(applyPatchTool(this.#context, params, call));
   }
 
   /** Creates a file, or overwrites one that was read in full and has not changed since. */

@@ -1,0 +1,573 @@
+/**
+ * The `apply_patch` tool: a multi-file patch in Codex's format (tools/patch), all files or
+ * none. Every touched file is guarded as its single-file tool guards it (an update or delete
+ * needs a full, fresh read; an add or a move's destination must not exist), under the locks of
+ * every path at once (this process's and every other freshfs process's). The whole patch is
+ * computed and checked before anything is written; then every new file's bytes are flushed to
+ * a temp file beside it, every file checked once more, synchronously, and the renames and
+ * unlinks run back to back. A failure among those (rare: the disk, a writer outside freshfs)
+ * puts back what had landed. A crash leaves each file whole, old or new as its rename landed
+ * (RELIABILITY.md). Depends on `tools/`, `state/`, `scan/`.
+ */
+import {
+  accessSync,
+  constants,
+  linkSync,
+  lstatSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { FreshfsError, fromFsError } from "../errors.js";
+import { HeldDirectory } from "../io/held.js";
+import { tempNameFor } from "../io/names.js";
+import { invalidateFsScanAfterDelete, invalidateFsScanAfterWrite } from "../scan/cache.js";
+import { Args } from "./args.js";
+import { type PreparedWrite, prepareAtomic, removeLeftTemps } from "./atomic.js";
+import {
+  assertBasedOnRead,
+  assertBytesRead,
+  type CallOptions,
+  type Current,
+  checkGuard,
+  type EntrySnapshot,
+  entryUnchanged,
+  makeParents,
+  readCurrent,
+  snapshotEntry,
+  type ToolContext,
+  underLocks,
+} from "./commit.js";
+import { unifiedDiff } from "./diff.js";
+import { MAX_RESULT_BYTES, PATCH_MAX_FILES } from "./limits.js";
+import { diffForModel, NOTES_RESERVE_BYTES } from "./output.js";
+import {
+  addedText,
+  applyChunks,
+  type PatchMatch,
+  type PatchOperation,
+  parsePatch,
+} from "./patch.js";
+import { isCodeFile } from "./quotes.js";
+import { type ConfinedPath, readConfined } from "./roots.js";
+import { decode, editableText, encode, splitLines } from "./text.js";
+
+export interface ApplyPatchParams {
+  /** The patch, `*** Begin Patch` to `*** End Patch`. Aliases: `patch`, `patchText` (opencode). */
+  input?: string;
+  /** Check the patch and show its diffs; write nothing, record nothing. Alias: `dryRun`. @default false */
+  dry_run?: boolean | string;
+  patch?: string;
+  patchText?: string;
+  dryRun?: boolean | string;
+}
+
+export interface PatchedFile {
+  /** The file (its new path for a move), as the model names it. */
+  readonly path: string;
+  readonly action: "add" | "update" | "delete" | "move";
+  /** A move's old path. */
+  readonly from: string | undefined;
+  /** How the update's hunks matched (the loosest any needed). */
+  readonly matchedBy: PatchMatch | undefined;
+  readonly added: number;
+  readonly removed: number;
+  /** Unified diff; undefined when too different to diff in time. */
+  readonly diff: string | undefined;
+}
+
+export interface ApplyPatchResult {
+  readonly files: readonly PatchedFile[];
+  /** Nothing was written: the diffs are what the patch would do. */
+  readonly dryRun: boolean;
+  /** Guard warnings (warn policy). */
+  readonly warnings: readonly string[];
+  readonly text: string;
+}
+
+/** One operation, confined, with what the check found and the bytes it will write. */
+interface Planned {
+  readonly op: PatchOperation;
+  /** The file written (an update's own path, a move's destination, an add's path). */
+  readonly target: ConfinedPath | undefined;
+  /** The file removed (a delete's path, a move's source): its entry. */
+  readonly removed: (ConfinedPath & { readonly entry: string }) | undefined;
+  readonly shown: string;
+  readonly fromShown: string | undefined;
+  current: Current | undefined;
+  snapshot: EntrySnapshot | undefined;
+  /** A deleted link's target, to put it back if a later step fails. */
+  link: string | undefined;
+  bytes: Buffer | undefined;
+  before: string;
+  after: string;
+  matchedBy: PatchMatch | undefined;
+  added: number;
+  removedLines: number;
+}
+
+const paramName = "input";
+
+export async function applyPatchTool(
+  context: ToolContext,
+  input: ApplyPatchParams,
+  call: CallOptions = {},
+): Promise<ApplyPatchResult> {
+  const args = new Args("apply_patch", input);
+  const text = args.requiredText("input", ["patch", "patchText"]);
+  const dryRun = args.boolean("dry_run", ["dryRun"]) ?? false;
+  const operations = parsePatch(text);
+  const plans = operations.map((op) => confineOperation(context, op));
+  const written =
+    plans.filter((plan) => plan.target).length + plans.filter((p) => p.removed).length;
+  if (written > PATCH_MAX_FILES) {
+    throw new FreshfsError(
+      "INVALID_PATCH",
+      `apply_patch: the patch touches ${written} files; at most ${PATCH_MAX_FILES} in one patch. Split it.`,
+    );
+  }
+  const seen = new Map<string, string>();
+  const keys: string[] = [];
+  for (const plan of plans) {
+    for (const [where, shown] of [
+      [plan.target?.real, plan.shown],
+      [plan.removed?.entry, plan.fromShown ?? plan.shown],
+    ] as const) {
+      if (where === undefined) continue;
+      const earlier = seen.get(where);
+      if (earlier !== undefined) {
+        throw new FreshfsError(
+          "INVALID_PATCH",
+          `apply_patch: ${shown} is touched twice (line ${plan.op.line}, and ${earlier}); each file may appear in one operation only. Put every change to it in one '*** Update File' with several hunks.`,
+        );
+      }
+      seen.set(where, `line ${plan.op.line}`);
+      keys.push(where);
+    }
+  }
+  const reconfine = () => {
+    for (const plan of plans) reconfineOperation(context, plan);
+  };
+  return underLocks(context, keys, "apply_patch", call, reconfine, async () => {
+    const warnings: string[] = [];
+    for (const plan of plans) await check(context, plan, warnings);
+    const files = plans.map(describe);
+    if (dryRun) return finish(files, true, warnings, plans);
+    await commit(context, plans, warnings);
+    return finish(files, false, warnings, plans);
+  });
+}
+
+function confineOperation(context: ToolContext, op: PatchOperation): Planned {
+  const base = {
+    op,
+    current: undefined,
+    snapshot: undefined,
+    link: undefined,
+    bytes: undefined,
+    before: "",
+    after: "",
+    matchedBy: undefined,
+    added: 0,
+    removedLines: 0,
+  };
+  if (op.kind === "add") {
+    const target = context.roots.confineFile(op.path, paramName);
+    return {
+      ...base,
+      target,
+      removed: undefined,
+      shown: context.roots.display(target.lexical),
+      fromShown: undefined,
+    };
+  }
+  if (op.kind === "delete") {
+    context.roots.confineFile(op.path, paramName);
+    const removed = context.roots.confineEntry(op.path, paramName);
+    return {
+      ...base,
+      target: undefined,
+      removed,
+      shown: context.roots.display(removed.lexical),
+      fromShown: undefined,
+    };
+  }
+  if (op.moveTo === undefined) {
+    const target = context.roots.confineFile(op.path, paramName);
+    return {
+      ...base,
+      target,
+      removed: undefined,
+      shown: context.roots.display(target.lexical),
+      fromShown: undefined,
+    };
+  }
+  context.roots.confineFile(op.path, paramName);
+  // The source's name goes (a link: the link, as `rename` moves it), its content is read
+  // through it.
+  const removed = context.roots.confineEntry(op.path, paramName);
+  const source = removed;
+  const target = context.roots.confineFile(op.moveTo, paramName);
+  if (target.real === source.real) {
+    throw new FreshfsError(
+      "INVALID_PATCH",
+      `apply_patch: line ${op.line} moves ${op.path} to itself (${op.moveTo}).`,
+    );
+  }
+  return {
+    ...base,
+    target,
+    removed,
+    shown: context.roots.display(target.lexical),
+    fromShown: context.roots.display(source.lexical),
+  };
+}
+
+function reconfineOperation(context: ToolContext, plan: Planned): void {
+  const { op } = plan;
+  if (plan.target) {
+    const given = op.kind === "update" && op.moveTo !== undefined ? op.moveTo : op.path;
+    context.roots.reconfine(given, plan.target, paramName);
+  }
+  if (plan.removed) context.roots.reconfine(op.path, plan.removed, paramName);
+}
+
+function exists(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+}
+
+function alreadyExists(shown: string, lexical: string, line: number, what: string): FreshfsError {
+  return new FreshfsError(
+    "ALREADY_EXISTS",
+    `apply_patch: line ${line} ${what} ${shown}, which already exists; a patch never replaces a file that way. To change it, read it and use '*** Update File: ${shown}'. Nothing was changed.`,
+    { path: lexical },
+  );
+}
+
+/** The operation's checks, in the order its own tool makes them; fills in the new bytes. */
+async function check(context: ToolContext, plan: Planned, warnings: string[]): Promise<void> {
+  const { op } = plan;
+  const note = (found: readonly string[]) => {
+    for (const warning of found) if (!warnings.includes(warning)) warnings.push(warning);
+  };
+  if (op.kind === "add") {
+    const target = plan.target as ConfinedPath;
+    if (exists(target.lexical) || exists(target.real)) {
+      throw alreadyExists(plan.shown, target.lexical, op.line, "adds");
+    }
+    note(await checkGuard(context, target));
+    plan.after = addedText(op.lines, isCodeFile(target.lexical));
+    plan.bytes = Buffer.from(plan.after, "utf8");
+    plan.added = op.lines.length;
+    return;
+  }
+  if (op.kind === "delete") {
+    const removed = plan.removed as ConfinedPath & { entry: string };
+    const snapshot = snapshotEntry(removed.entry, "delete", plan.shown);
+    if (!snapshot) {
+      throw new FreshfsError(
+        "NOT_FOUND",
+        `apply_patch: line ${op.line} deletes ${plan.shown}, which does not exist. Nothing was changed.`,
+        { path: removed.lexical },
+      );
+    }
+    if (snapshot.stats.isDirectory()) {
+      throw new FreshfsError(
+        "NOT_A_FILE",
+        `apply_patch: line ${op.line} deletes ${plan.shown}, which is a directory; a patch deletes files only. Nothing was changed.`,
+        { path: removed.lexical },
+      );
+    }
+    // A link is removed, not its target: its content survives, so only a file needs a read.
+    if (!snapshot.stats.isSymbolicLink()) {
+      note(await checkGuard(context, removed));
+      assertBytesRead(context, removed.lexical, snapshot.bytes, plan.shown);
+      if (snapshot.bytes) {
+        const decoded = decode(snapshot.bytes);
+        plan.before = decoded.text;
+        plan.removedLines = splitLines(decoded.text).length;
+      }
+    } else {
+      plan.link = readlinkSync(removed.entry);
+    }
+    plan.snapshot = snapshot;
+    return;
+  }
+  const source = plan.removed ?? (plan.target as ConfinedPath);
+  const sourceShown = plan.fromShown ?? plan.shown;
+  const current = await readCurrent(source, "update", sourceShown);
+  if (!current.exists) {
+    throw new FreshfsError(
+      "NOT_FOUND",
+      `apply_patch: line ${op.line} updates ${sourceShown}, which does not exist. To create it, use '*** Add File: ${sourceShown}'. Nothing was changed.`,
+      { path: source.lexical },
+    );
+  }
+  note(await checkGuard(context, source));
+  assertBasedOnRead(context, source, current);
+  const decoded = editableText(current.bytes, sourceShown);
+  const patched = applyChunks(decoded.text, op.chunks, sourceShown, isCodeFile(source.lexical));
+  if (plan.removed) {
+    const target = plan.target as ConfinedPath;
+    if (exists(target.lexical) || exists(target.real)) {
+      throw alreadyExists(plan.shown, target.lexical, op.line, "moves a file to");
+    }
+    note(await checkGuard(context, target));
+  }
+  plan.current = current;
+  plan.before = decoded.text;
+  plan.after = patched.text;
+  plan.bytes = encode(patched.text, decoded);
+  plan.matchedBy = patched.matchedBy;
+  plan.added = patched.added;
+  plan.removedLines = patched.removed;
+}
+
+function describe(plan: Planned): PatchedFile {
+  const { op } = plan;
+  const action = op.kind === "update" ? (op.moveTo === undefined ? "update" : "move") : op.kind;
+  const lexical = (plan.target ?? (plan.removed as ConfinedPath)).lexical;
+  return {
+    path: lexical,
+    action,
+    from: action === "move" ? (plan.removed as ConfinedPath).lexical : undefined,
+    matchedBy: plan.matchedBy,
+    added: plan.added,
+    removed: plan.removedLines,
+    diff: unifiedDiff(plan.shown, plan.before, plan.after, plan.fromShown),
+  };
+}
+
+/** An undo for one step that landed: synchronous, best effort, in reverse order. */
+type Undo = { readonly shown: string; readonly run: () => void };
+
+/**
+ * Writes the patch: temp files flushed for every file written, the guard asked once more for
+ * each, then, synchronously, every file checked against the bytes the patch was computed from
+ * and every rename and unlink made back to back. A step that fails puts back what landed.
+ */
+async function commit(
+  context: ToolContext,
+  plans: readonly Planned[],
+  warnings: string[],
+): Promise<void> {
+  const prepared: { plan: Planned; write: PreparedWrite }[] = [];
+  try {
+    for (const plan of plans) {
+      if (!plan.target || !plan.bytes) continue;
+      const target = plan.target;
+      const replacing = plan.op.kind === "update" && plan.op.moveTo === undefined;
+      if (replacing) {
+        // A rename replaces a file the process may not write (its directory allows it): ask,
+        // as an in-place write would be refused.
+        try {
+          accessSync(target.real, constants.W_OK);
+        } catch (error) {
+          throw fromFsError(error, "write", plan.shown);
+        }
+      } else if (!exists(dirname(target.real))) {
+        await makeParents(target.real, plan.shown);
+      }
+      const current = plan.current;
+      const write = await prepareAtomic(target.real, plan.bytes, {
+        mode: current?.mode,
+        owner: replacing ? current?.owner : undefined,
+        exclusive: !replacing,
+      });
+      prepared.push({ plan, write });
+    }
+    for (const plan of plans) {
+      for (const path of [plan.target, plan.removed]) {
+        if (!path) continue;
+        const directory = dirname(path.real);
+        if (realpathSync.native(directory) !== directory) {
+          throw new FreshfsError(
+            "STALE",
+            `apply_patch: the directory of ${plan.shown} changed (a symbolic link was put on its way) while the patch was being written; nothing was changed. Check the path, then retry.`,
+            { path: path.lexical },
+          );
+        }
+      }
+      const guarded =
+        plan.op.kind === "delete"
+          ? plan.snapshot && !plan.snapshot.stats.isSymbolicLink()
+            ? plan.removed
+            : undefined
+          : (plan.removed ?? (plan.op.kind === "update" ? plan.target : undefined));
+      if (guarded) {
+        for (const warning of await checkGuard(context, guarded)) {
+          if (!warnings.includes(warning)) warnings.push(warning);
+        }
+      }
+    }
+    landAll(plans, prepared);
+  } finally {
+    for (const { write } of prepared) write.close();
+  }
+  for (const plan of plans) {
+    if (plan.target && plan.bytes) {
+      removeLeftTemps(plan.target.real);
+      await context.tracker.recordEdit(plan.target.lexical, { content: plan.bytes });
+      invalidateFsScanAfterWrite(plan.target.real);
+    }
+    if (plan.removed) {
+      if (plan.op.kind === "delete" || plan.op.kind === "update") {
+        context.tracker.forget(plan.removed.lexical);
+      }
+      invalidateFsScanAfterDelete(plan.removed.entry);
+    }
+  }
+}
+
+function changedMeanwhile(shown: string, lexical: string): FreshfsError {
+  return new FreshfsError(
+    "STALE",
+    `apply_patch: ${shown} changed on disk while the patch was being written; nothing was changed. Read it again, then retry.`,
+    { path: lexical },
+  );
+}
+
+/**
+ * The synchronous part: nothing awaited between the last look at every file and the last
+ * rename, so a writer outside freshfs has only this window, as for a single edit.
+ */
+function landAll(
+  plans: readonly Planned[],
+  prepared: readonly { plan: Planned; write: PreparedWrite }[],
+): void {
+  for (const plan of plans) {
+    if (plan.current?.exists) {
+      const source = plan.removed ?? (plan.target as ConfinedPath);
+      if (!sameBytes(source.real, plan.current.bytes))
+        throw changedMeanwhile(plan.fromShown ?? plan.shown, source.lexical);
+    }
+    if (plan.snapshot && plan.removed && !entryUnchanged(plan.removed.entry, plan.snapshot)) {
+      throw changedMeanwhile(plan.shown, plan.removed.lexical);
+    }
+  }
+  const undos: Undo[] = [];
+  try {
+    for (const { plan, write } of prepared) {
+      const target = plan.target as ConfinedPath;
+      write.commit();
+      const old =
+        plan.op.kind === "update" && plan.op.moveTo === undefined ? plan.current : undefined;
+      undos.push({
+        shown: plan.shown,
+        run: old ? () => restore(target.real, old) : () => unlinkSync(target.real),
+      });
+    }
+    for (const plan of plans) {
+      const removed = plan.removed;
+      if (!removed) continue;
+      const shown = plan.fromShown ?? plan.shown;
+      const bytes = plan.current?.bytes ?? plan.snapshot?.bytes;
+      const link = plan.link;
+      const mode =
+        plan.current?.mode ??
+        (plan.snapshot ? Number(plan.snapshot.stats.mode & 0o7777n) : undefined);
+      unlinkEntry(removed.entry, shown);
+      if (link !== undefined) undos.push({ shown, run: () => symlinkSync(link, removed.entry) });
+      else if (bytes) undos.push({ shown, run: () => writeBack(removed.entry, bytes, mode, true) });
+    }
+  } catch (error) {
+    const lost: string[] = [];
+    for (const undo of undos.reverse()) {
+      try {
+        undo.run();
+      } catch {
+        lost.push(undo.shown);
+      }
+    }
+    const cause = error instanceof FreshfsError ? error.message : (error as Error).message;
+    throw new FreshfsError(
+      error instanceof FreshfsError ? error.code : "IO_ERROR",
+      lost.length === 0
+        ? `apply_patch: writing the patch failed (${cause}); what had been written was put back, so nothing was changed.`
+        : `apply_patch: writing the patch failed (${cause}), and ${lost.join(", ")} could not be put back: check ${lost.length === 1 ? "it" : "them"}.`,
+      { cause: error },
+    );
+  }
+}
+
+function sameBytes(path: string, bytes: Buffer): boolean {
+  try {
+    return readConfined(path).equals(bytes);
+  } catch {
+    return false;
+  }
+}
+
+function unlinkEntry(entry: string, shown: string): void {
+  const held = HeldDirectory.open(dirname(entry), shown);
+  try {
+    unlinkSync(held.entry(basename(entry)));
+  } catch (error) {
+    throw fromFsError(error, "delete", shown);
+  } finally {
+    held.close();
+  }
+}
+
+/** Puts an updated file's old bytes back (synchronously: an undo runs inside the sync part). */
+function restore(path: string, old: Current): void {
+  writeBack(path, old.bytes, old.mode, false);
+}
+
+/** Writes `bytes` to `path` through a temp file: renamed over it, or (`exclusive`) linked in. */
+function writeBack(
+  path: string,
+  bytes: Buffer,
+  mode: number | undefined,
+  exclusive: boolean,
+): void {
+  const temp = join(dirname(path), tempNameFor(basename(path)));
+  writeFileSync(temp, bytes, { mode: mode ?? 0o666, flag: "w" });
+  try {
+    if (exclusive) linkSync(temp, path);
+    else renameSync(temp, path);
+  } finally {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Renamed away: nothing to remove.
+    }
+  }
+}
+
+function finish(
+  files: readonly PatchedFile[],
+  dryRun: boolean,
+  warnings: readonly string[],
+  plans: readonly Planned[],
+): ApplyPatchResult {
+  const letter = { add: "A", update: "M", delete: "D", move: "R" } as const;
+  const summary = files.map((file, index) => {
+    const plan = plans[index] as Planned;
+    const name = file.action === "move" ? `${plan.fromShown} -> ${plan.shown}` : plan.shown;
+    const how =
+      file.matchedBy === "punctuation"
+        ? " (matched with typographic quotes, dashes or spaces read as ASCII)"
+        : file.matchedBy === "whitespace"
+          ? " (matched ignoring whitespace at line ends)"
+          : "";
+    return `${letter[file.action]} ${name}${how}`;
+  });
+  const head = dryRun
+    ? "Dry run: the patch applies. Nothing was written; it would change:"
+    : "Success. Updated the following files:";
+  const budget = Math.floor((MAX_RESULT_BYTES - NOTES_RESERVE_BYTES) / Math.max(1, files.length));
+  const diffs = files.map((file) =>
+    file.diff === undefined ? "(The diff is too large to show.)" : diffForModel(file.diff, budget),
+  );
+  return {
+    files,
+    dryRun,
+    warnings,
+    text: [[head, ...summary].join("\n"), ...diffs, ...warnings].join("\n\n"),
+  };
+}

@@ -1,0 +1,433 @@
+/**
+ * Codex's patch format (`*** Begin Patch`, the one GPT-family models are trained to emit, and
+ * opencode's `apply_patch`), parsed, and an update's hunks applied to a file's text: pure, so
+ * the whole patch is computed, and every failure found, before anything is written. Depends
+ * on `tools/match`, `tools/quotes`, `tools/text`, `errors`.
+ *
+ * The grammar, as Codex's parser reads it (lenient where Codex is): a patch wrapped in a heredoc
+ * (`apply_patch <<'EOF'` ... `EOF`) and whitespace around the marker lines are accepted.
+ *
+ *   patch   := "*** Begin Patch" op+ "*** End Patch"
+ *   op      := "*** Add File: " path ("+" line)*
+ *            | "*** Delete File: " path
+ *            | "*** Update File: " path ("*** Move to: " path)? chunk*
+ *   chunk   := ("@@" | "@@ " context)? (" " line | "-" line | "+" line | "")+ "*** End of File"?
+ *
+ * An update's old lines (context and removed) are looked for from where the previous hunk
+ * ended, the first place wins (as Codex); exact, then with typographic quotes (the quote map
+ * `edit` uses), dashes and spaces read as ASCII, then also ignoring whitespace at line ends:
+ * each level over the whole file before the next, and the level used is reported. Codex also
+ * ignores whitespace at line starts; freshfs does so only for the `@@` line (a model writes
+ * `@@ def method():` for an indented method), since in the lines a hunk changes indentation
+ * is meaning in half the languages a model edits.
+ */
+import { FreshfsError } from "../errors.js";
+import { explainMiss } from "./match.js";
+import { cutLine } from "./output.js";
+import { normalizeIntroducedQuotes, normalizeQuotes } from "./quotes.js";
+import { endsWithLineBreak, lineEndingOf, splitLines } from "./text.js";
+
+export interface PatchLine {
+  readonly op: " " | "-" | "+";
+  readonly text: string;
+}
+
+export interface PatchChunk {
+  /** The `@@ context` line, found first; undefined for a bare `@@` or none. */
+  readonly context: string | undefined;
+  readonly lines: readonly PatchLine[];
+  /** `*** End of File`: the old lines end the file. */
+  readonly endOfFile: boolean;
+  /** 1-based line of the patch where the hunk starts. */
+  readonly line: number;
+}
+
+export type PatchOperation =
+  | {
+      readonly kind: "add";
+      readonly path: string;
+      readonly lines: readonly string[];
+      readonly line: number;
+    }
+  | { readonly kind: "delete"; readonly path: string; readonly line: number }
+  | {
+      readonly kind: "update";
+      readonly path: string;
+      readonly moveTo: string | undefined;
+      readonly chunks: readonly PatchChunk[];
+      readonly line: number;
+    };
+
+const BEGIN = "*** Begin Patch";
+const END = "*** End Patch";
+const ADD = "*** Add File: ";
+const DELETE = "*** Delete File: ";
+const UPDATE = "*** Update File: ";
+const MOVE = "*** Move to: ";
+const END_OF_FILE = "*** End of File";
+
+function invalid(message: string): FreshfsError {
+  return new FreshfsError("INVALID_PATCH", `apply_patch: ${message}`);
+}
+
+function isOperationHeader(line: string): boolean {
+  const trimmed = line.trim();
+  return (
+    trimmed.startsWith(ADD) ||
+    trimmed.startsWith(DELETE) ||
+    trimmed.startsWith(UPDATE) ||
+    trimmed === END
+  );
+}
+
+/** The patch's lines, a heredoc wrapper removed (`<<'EOF'` ... `EOF`, as a shell call is written). */
+function patchLines(input: string): { lines: string[]; first: number } {
+  const lines = input.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  while (lines.length > 0 && (lines[lines.length - 1] as string).trim() === "") lines.pop();
+  let first = 0;
+  while (first < lines.length && (lines[first] as string).trim() === "") first++;
+  const heredoc = /^(?:[\w.-]+\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1\s*$/.exec(
+    (lines[first] ?? "").trim(),
+  );
+  if (
+    heredoc &&
+    lines.length - first >= 2 &&
+    (lines[lines.length - 1] as string).trim() === heredoc[2]
+  ) {
+    lines.pop();
+    first++;
+  }
+  return { lines, first };
+}
+
+/** The operations of a patch, in order; `INVALID_PATCH` naming the line where it goes wrong. */
+export function parsePatch(input: string): PatchOperation[] {
+  const { lines, first } = patchLines(input);
+  if ((lines[first] ?? "").trim() !== BEGIN) {
+    throw invalid(`the first line of the patch must be '${BEGIN}'.`);
+  }
+  if (lines.length - first < 2 || (lines[lines.length - 1] as string).trim() !== END) {
+    throw invalid(`the last line of the patch must be '${END}'.`);
+  }
+  const last = lines.length - 1;
+  const operations: PatchOperation[] = [];
+  let at = first + 1;
+  const lineNo = (index: number) => index + 1;
+  const pathAfter = (line: string, marker: string, index: number): string => {
+    const path = line.trim().slice(marker.length).trim();
+    if (path === "") throw invalid(`line ${lineNo(index)}: '${marker.trim()}' names no path.`);
+    return path;
+  };
+  while (at < last) {
+    const line = lines[at] as string;
+    const trimmed = line.trim();
+    if (trimmed === "") {
+      at++;
+      continue;
+    }
+    if (trimmed.startsWith(ADD)) {
+      const path = pathAfter(line, ADD, at);
+      const start = at;
+      const added: string[] = [];
+      at++;
+      while (at < last && (lines[at] as string).startsWith("+")) {
+        added.push((lines[at] as string).slice(1));
+        at++;
+      }
+      operations.push({ kind: "add", path, lines: added, line: lineNo(start) });
+      continue;
+    }
+    if (trimmed.startsWith(DELETE)) {
+      operations.push({ kind: "delete", path: pathAfter(line, DELETE, at), line: lineNo(at) });
+      at++;
+      continue;
+    }
+    if (trimmed.startsWith(UPDATE)) {
+      const path = pathAfter(line, UPDATE, at);
+      const start = at;
+      at++;
+      let moveTo: string | undefined;
+      if (at < last && (lines[at] as string).trim().startsWith(MOVE)) {
+        moveTo = pathAfter(lines[at] as string, MOVE, at);
+        at++;
+      }
+      const chunks: PatchChunk[] = [];
+      while (at < last && !isOperationHeader(lines[at] as string)) {
+        const current = lines[at] as string;
+        if (current.trim() === "") {
+          at++;
+          continue;
+        }
+        let context: string | undefined;
+        const chunkStart = at;
+        if (current.trim().startsWith("@@")) {
+          const header = current.trim();
+          context = header === "@@" ? undefined : header.slice(header.startsWith("@@ ") ? 3 : 2);
+          at++;
+        } else if (chunks.length > 0 || !/^[ +-]/.test(current)) {
+          throw invalid(
+            `line ${lineNo(at)}: ${JSON.stringify(cutLine(current))} in the update of ${path} is not part of a hunk. Every hunk starts with '@@' (or '@@ ' and a line of the file), and each of its lines with ' ' (context), '-' (removed) or '+' (added).`,
+          );
+        }
+        const body: PatchLine[] = [];
+        let endOfFile = false;
+        while (at < last) {
+          const text = lines[at] as string;
+          if (isOperationHeader(text) || text.trim().startsWith("@@")) break;
+          if (text.trim() === END_OF_FILE) {
+            endOfFile = true;
+            at++;
+            break;
+          }
+          const op = text[0];
+          if (text === "") body.push({ op: " ", text: "" });
+          else if (op === " " || op === "-" || op === "+") body.push({ op, text: text.slice(1) });
+          else {
+            throw invalid(
+              `line ${lineNo(at)}: ${JSON.stringify(cutLine(text))} in hunk ${chunks.length + 1} of ${path} starts with neither ' ' (context), '-' (removed) nor '+' (added).`,
+            );
+          }
+          at++;
+        }
+        if (body.length === 0) {
+          throw invalid(
+            `line ${lineNo(chunkStart)}: hunk ${chunks.length + 1} of ${path} has no lines.`,
+          );
+        }
+        chunks.push({ context, lines: body, endOfFile, line: lineNo(chunkStart) });
+      }
+      if (chunks.length === 0 && moveTo === undefined) {
+        throw invalid(`line ${lineNo(start)}: the update of ${path} has no hunks.`);
+      }
+      operations.push({ kind: "update", path, moveTo, chunks, line: lineNo(start) });
+      continue;
+    }
+    throw invalid(
+      `line ${lineNo(at)}: ${JSON.stringify(cutLine(trimmed))} is not an operation. Each starts with '${ADD}path', '${DELETE}path' or '${UPDATE}path'.`,
+    );
+  }
+  if (operations.length === 0)
+    throw invalid("the patch holds no operation, so it changes nothing.");
+  return operations;
+}
+
+/**
+ * `punctuation`: typographic quotes read as ASCII (edit's quote map), and, as Codex reads them,
+ * dashes and typographic spaces too; `whitespace`: that, and whitespace at line ends ignored.
+ */
+export type PatchMatch = "exact" | "punctuation" | "whitespace";
+const LEVELS: readonly PatchMatch[] = ["exact", "punctuation", "whitespace"];
+// Hyphens and dashes (U+2010-2015, minus U+2212), and no-break and typographic spaces.
+const DASHES = /[\u2010-\u2015\u2212]/g;
+const SPACES = /[\u00a0\u2002-\u200a\u202f\u205f\u3000]/g;
+const plain = (line: string) => normalizeQuotes(line).replace(DASHES, "-").replace(SPACES, " ");
+const KEY: Record<PatchMatch, (line: string) => string> = {
+  exact: (line) => line,
+  punctuation: plain,
+  whitespace: (line) => plain(line).trimEnd(),
+};
+
+export interface PatchedText {
+  readonly text: string;
+  /** The loosest level any hunk needed. */
+  readonly matchedBy: PatchMatch;
+  readonly added: number;
+  readonly removed: number;
+}
+
+interface Found {
+  readonly index: number;
+  readonly level: PatchMatch;
+}
+
+/** Keyed lines per level, made when first needed. */
+class Keyed {
+  readonly #lines: readonly string[];
+  readonly #keyed = new Map<PatchMatch, string[]>();
+
+  constructor(lines: readonly string[]) {
+    this.#lines = lines;
+  }
+
+  at(level: PatchMatch): readonly string[] {
+    let keyed = this.#keyed.get(level);
+    if (!keyed) {
+      keyed = level === "exact" ? [...this.#lines] : this.#lines.map(KEY[level]);
+      this.#keyed.set(level, keyed);
+    }
+    return keyed;
+  }
+}
+
+/** Where `pattern` first occurs at or after `start` (only at the end, with `endOfFile`). */
+function seek(
+  file: Keyed,
+  total: number,
+  pattern: readonly string[],
+  start: number,
+  endOfFile: boolean,
+): Found | undefined {
+  if (pattern.length > total) return undefined;
+  const from = endOfFile ? Math.max(start, total - pattern.length) : start;
+  for (const level of LEVELS) {
+    const lines = file.at(level);
+    const wanted = pattern.map(KEY[level]);
+    for (let index = from; index + wanted.length <= total; index++) {
+      let same = true;
+      for (let k = 0; k < wanted.length; k++) {
+        if (lines[index + k] !== wanted[k]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return { index, level };
+    }
+  }
+  return undefined;
+}
+
+/** The `@@` line with whitespace at both ends ignored: the last try for a header. */
+function seekTrimmed(lines: readonly string[], context: string, start: number): Found | undefined {
+  const wanted = plain(context).trim();
+  for (let index = start; index < lines.length; index++) {
+    if (plain(lines[index] as string).trim() === wanted) return { index, level: "whitespace" };
+  }
+  return undefined;
+}
+
+const SHOWN_OLD_LINES = 10;
+
+function noMatch(
+  text: string,
+  old: readonly string[],
+  hunk: number,
+  chunk: PatchChunk,
+  shown: string,
+  after: number,
+): FreshfsError {
+  const where = after > 0 ? ` after line ${after}` : "";
+  const listed = old.slice(0, SHOWN_OLD_LINES).map((line) => `  ${cutLine(line)}`);
+  if (old.length > SHOWN_OLD_LINES) listed.push(`  ... (${old.length - SHOWN_OLD_LINES} more)`);
+  const parts = [
+    `apply_patch: hunk ${hunk} of ${shown} (patch line ${chunk.line}) does not match the file: its context and removed lines were not found${where}${chunk.endOfFile ? " at the end of the file" : ""}:\n${listed.join("\n")}`,
+  ];
+  const miss = explainMiss(text, old.join("\n"));
+  if (miss.hint) parts.push(miss.hint);
+  if (miss.candidates.length > 0) {
+    parts.push(
+      `The closest lines are:\n${miss.candidates.map((c) => `${String(c.line).padStart(6)}\t${cutLine(c.text)}`).join("\n")}`,
+    );
+  }
+  parts.push(
+    "Nothing was changed. Read the file again, and copy the context and removed lines from it exactly.",
+  );
+  return new FreshfsError("NO_MATCH", parts.join("\n"));
+}
+
+const LOOSER = (a: PatchMatch, b: PatchMatch) => (LEVELS.indexOf(a) >= LEVELS.indexOf(b) ? a : b);
+
+/**
+ * `text` with an update's hunks applied, in its own line endings and trailing-newline state;
+ * kept lines keep the file's spelling (a hunk matched through the quote map rewrites nothing
+ * it only looked at). `NO_MATCH` names the hunk.
+ */
+export function applyChunks(
+  text: string,
+  chunks: readonly PatchChunk[],
+  shown: string,
+  code: boolean,
+): PatchedText {
+  const lines = splitLines(text);
+  const file = new Keyed(lines);
+  const ending = lineEndingOf(text);
+  const replacements: { start: number; count: number; lines: string[] }[] = [];
+  let cursor = 0;
+  let matchedBy: PatchMatch = "exact";
+  let added = 0;
+  let removed = 0;
+  const spell = (line: string) => (code ? normalizeIntroducedQuotes(line, text) : line);
+  chunks.forEach((chunk, index) => {
+    const hunk = index + 1;
+    if (chunk.context !== undefined) {
+      const found =
+        seek(file, lines.length, [chunk.context], cursor, false) ??
+        seekTrimmed(lines, chunk.context, cursor);
+      if (!found) {
+        throw new FreshfsError(
+          "NO_MATCH",
+          `apply_patch: hunk ${hunk} of ${shown} (patch line ${chunk.line}): its '@@ ${cutLine(chunk.context)}' line was not found${cursor > 0 ? ` after line ${cursor}` : ""}. Nothing was changed. Read the file again; the text after '@@ ' must be a line of the file, copied exactly.`,
+        );
+      }
+      matchedBy = LOOSER(matchedBy, found.level);
+      cursor = found.index + 1;
+    }
+    let ops = chunk.lines;
+    const oldOf = (list: readonly PatchLine[]) =>
+      list.filter((l) => l.op !== "+").map((l) => l.text);
+    let old = oldOf(ops);
+    if (old.length === 0) {
+      // Only added lines: after the `@@` line, or else at the end of the file, where Codex puts
+      // them (the next hunk is still looked for from here).
+      const at = chunk.context !== undefined ? cursor : lines.length;
+      const fresh = ops.map((l) => spell(l.text));
+      replacements.push({ start: at, count: 0, lines: fresh });
+      added += fresh.length;
+      return;
+    }
+    let found = seek(file, lines.length, old, cursor, chunk.endOfFile);
+    // A blank context line closing a hunk is often a model's spacing, not the file's (Codex
+    // retries without it too).
+    const lastLine = ops[ops.length - 1] as PatchLine;
+    if (!found && lastLine.op === " " && lastLine.text.trim() === "") {
+      const shorter = ops.slice(0, -1);
+      const shorterOld = oldOf(shorter);
+      const retry =
+        shorterOld.length > 0
+          ? seek(file, lines.length, shorterOld, cursor, chunk.endOfFile)
+          : undefined;
+      if (retry) {
+        ops = shorter;
+        old = shorterOld;
+        found = retry;
+      }
+    }
+    if (!found) throw noMatch(text, old, hunk, chunk, shown, cursor);
+    matchedBy = LOOSER(matchedBy, found.level);
+    const next: string[] = [];
+    let at = found.index;
+    for (const line of ops) {
+      if (line.op === " ") next.push(lines[at++] as string);
+      else if (line.op === "-") {
+        at++;
+        removed++;
+      } else {
+        next.push(spell(line.text));
+        added++;
+      }
+    }
+    replacements.push({ start: found.index, count: old.length, lines: next });
+    cursor = found.index + old.length;
+  });
+  // An addition at the end of the file may come before hunks further up (Codex's order).
+  replacements.sort((a, b) => a.start - b.start);
+  const out = [...lines];
+  for (let k = replacements.length - 1; k >= 0; k--) {
+    const r = replacements[k] as (typeof replacements)[number];
+    out.splice(r.start, r.count, ...r.lines);
+  }
+  // The file's trailing-newline state is kept; an empty file given lines ends with one.
+  const trailing = text === "" || endsWithLineBreak(text);
+  const joined = out.join(ending);
+  return {
+    text: out.length === 0 ? "" : trailing ? joined + ending : joined,
+    matchedBy,
+    added,
+    removed,
+  };
+}
+
+/** An added file's text: its lines, each ending with a newline (as Codex writes it). */
+export function addedText(lines: readonly string[], code: boolean): string {
+  const text = lines.map((line) => `${line}\n`).join("");
+  return code ? normalizeIntroducedQuotes(text, "") : text;
+}
