@@ -266,6 +266,22 @@ export interface ToolForm {
   readonly harmless: "ok" | "NOT_FOUND";
   /** Where a successful call put its file (write, rename to). */
   readonly landed?: (result: unknown) => string;
+  /**
+   * Needs a layout of its own: it creates what an earlier form of the row made at the same
+   * path (a directory, a patch's added file), which would find it there.
+   */
+  readonly fresh?: boolean;
+}
+
+/** A patch of one operation on `path` (paths in a patch are one line, trimmed). */
+const patchOf = (...lines: string[]) => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n");
+
+/** read_many reports a file's failure in its place: thrown here, as the other tools throw it. */
+async function readManyOne(ws: Workspace, path: string): Promise<unknown> {
+  const result = await ws.readMany({ paths: [path] });
+  const failure = result.files[0]?.error;
+  if (failure) throw new FreshfsError(failure.code as FreshfsError["code"], failure.message);
+  return result;
 }
 
 export const TOOL_FORMS: readonly ToolForm[] = [
@@ -302,6 +318,28 @@ export const TOOL_FORMS: readonly ToolForm[] = [
     run: (ws, path) => ws.find({ query: "secret", path }),
     harmless: "NOT_FOUND",
   },
+  { name: "read_many", run: readManyOne, harmless: "NOT_FOUND" },
+  { name: "stat", run: (ws, path) => ws.stat({ path }), harmless: "NOT_FOUND" },
+  { name: "list path", run: (ws, path) => ws.list({ path }), harmless: "NOT_FOUND" },
+  {
+    name: "apply_patch update",
+    run: (ws, path) =>
+      ws.applyPatch({
+        input: patchOf(`*** Update File: ${path}`, "@@", `-${SECRET}`, "+pwned"),
+      }),
+    harmless: "NOT_FOUND",
+  },
+  {
+    name: "apply_patch delete",
+    run: (ws, path) => ws.applyPatch({ input: patchOf(`*** Delete File: ${path}`) }),
+    harmless: "NOT_FOUND",
+  },
+  {
+    name: "apply_patch move from",
+    run: (ws, path) =>
+      ws.applyPatch({ input: patchOf(`*** Update File: ${path}`, "*** Move to: moved-in.txt") }),
+    harmless: "NOT_FOUND",
+  },
   {
     name: "write",
     run: (ws, path) => ws.write({ file_path: path, content: "pwned\n" }),
@@ -313,6 +351,28 @@ export const TOOL_FORMS: readonly ToolForm[] = [
     run: (ws, path) => ws.rename({ from: "a.txt", to: path, overwrite: true }),
     harmless: "ok",
     landed: (result) => (result as { to: string }).to,
+  },
+  {
+    name: "mkdir",
+    run: (ws, path) => ws.mkdir({ path }),
+    harmless: "ok",
+    landed: (result) => (result as { path: string }).path,
+    fresh: true,
+  },
+  {
+    name: "apply_patch add",
+    run: (ws, path) => ws.applyPatch({ input: patchOf(`*** Add File: ${path}`, "+pwned") }),
+    harmless: "ok",
+    landed: (result) => (result as { files: { path: string }[] }).files[0]?.path as string,
+    fresh: true,
+  },
+  {
+    name: "apply_patch move to",
+    run: (ws, path) =>
+      ws.applyPatch({ input: patchOf("*** Update File: sub/keep.txt", `*** Move to: ${path}`) }),
+    harmless: "ok",
+    landed: (result) => (result as { files: { path: string }[] }).files[0]?.path as string,
+    fresh: true,
   },
 ];
 

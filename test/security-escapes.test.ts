@@ -1,7 +1,8 @@
 /**
- * Escapes (issue 7, item 3): the table of stress/escapes.ts (at least 50 distinct attempts to
- * get out of the root) against read, edit, multiEdit, delete, rename (both sides), glob, grep
- * and find paths, and write; then a directory or link swapped for one pointing out while a
+ * Escapes (issue 7, item 3; issue 17's tools added): the table of stress/escapes.ts (at least
+ * 50 distinct attempts to get out of the root) against read, edit, multiEdit, delete, rename
+ * (both sides), glob, grep and find paths, read_many, stat, list, apply_patch (update, delete,
+ * both sides of a move, add), write and mkdir; then a directory or link swapped for one pointing out while a
  * call waits for its lock, and right after the guard's check (just before the write). Zero
  * escapes: every attempt is refused, and nothing outside the root changes.
  *
@@ -71,8 +72,17 @@ describe("the escape table", () => {
       "glob path",
       "grep path",
       "find path",
+      "read_many",
+      "stat",
+      "list path",
+      "apply_patch update",
+      "apply_patch delete",
+      "apply_patch move from",
       "write",
       "rename to",
+      "mkdir",
+      "apply_patch add",
+      "apply_patch move to",
     ]);
   });
 });
@@ -91,6 +101,10 @@ describe.each(ESCAPES)("$name", (row: Escape) => {
   });
 
   it.each(TOOL_FORMS)("$name", async (form) => {
+    if (form.fresh) {
+      layout = buildLayout(await tempTree());
+      ws = new Workspace({ roots: layout.root, policy: "warn" });
+    }
     const path = row.path(layout);
     const before = snapshot(layout.base);
     const beforeOutside = outsideSnapshot(layout);
