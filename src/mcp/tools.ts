@@ -330,6 +330,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
       ),
       dryRun: z.boolean(),
       warnings,
+      diffOmitted: z.boolean().optional(),
     }),
     readOnly: false,
     call: (ws, args, call) => ws.applyPatch(args, call),

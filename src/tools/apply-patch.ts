@@ -43,7 +43,7 @@ import {
   underLocks,
 } from "./commit.js";
 import { unifiedDiff } from "./diff.js";
-import { MAX_RESULT_BYTES, PATCH_MAX_FILES } from "./limits.js";
+import { MAX_RESULT_BYTES, PATCH_MAX_BYTES, PATCH_MAX_FILES } from "./limits.js";
 import { diffForModel, NOTES_RESERVE_BYTES } from "./output.js";
 import {
   addedText,
@@ -154,7 +154,19 @@ export async function applyPatchTool(
   };
   return underLocks(context, keys, "apply_patch", call, reconfine, async () => {
     const warnings: string[] = [];
-    for (const plan of plans) await check(context, plan, warnings);
+    let held = 0;
+    for (const plan of plans) {
+      await check(context, plan, warnings);
+      held +=
+        (plan.current?.bytes.length ?? plan.snapshot?.bytes?.length ?? 0) +
+        (plan.bytes?.length ?? 0);
+      if (held > PATCH_MAX_BYTES) {
+        throw new FreshfsError(
+          "TOO_LARGE",
+          `apply_patch: the files this patch touches hold more than ${PATCH_MAX_BYTES / (1024 * 1024)} MiB (old and new bytes together, up to ${plan.shown}); split the patch. Nothing was changed.`,
+        );
+      }
+    }
     const files = plans.map(describe);
     if (dryRun) return finish(files, true, warnings, plans);
     await commit(context, plans, warnings);

@@ -56,3 +56,8 @@ export const MAX_IMAGE_BYTES = 3.75 * 1024 * 1024;
 export const PDF_MAX_PAGES = 100;
 /** Most files one `apply_patch` touches. */
 export const PATCH_MAX_FILES = 500;
+/**
+ * Most bytes one `apply_patch` holds: every touched file's old and new bytes are in memory until
+ * the last rename (all or nothing needs them), and each file may be up to MAX_FILE_BYTES.
+ */
+export const PATCH_MAX_BYTES = 256 * 1024 * 1024;
