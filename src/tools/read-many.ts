@@ -68,16 +68,24 @@ export async function readManyTool(
   const limit = args.integer("limit", [], { min: 1 });
   const files: ReadManyFile[] = [];
   const blocks: string[] = [];
+  const skipped = `Not read: the call's output cap (${MAX_RESULT_BYTES / 1024} KiB) was reached. Read it with read.`;
+  const headerOf = (path: string) => `==> ${path} <==`;
+  // What each file costs at the least, said as skipped: kept back for the files after the one
+  // being read, so every file gets its header and its note within the cap.
+  const noteCost = (path: string) => Buffer.byteLength(`${headerOf(path)}\n(${skipped})`) + 2;
+  let tail = paths.reduce((sum, path) => sum + noteCost(path), 0);
   let textLeft = MAX_RESULT_BYTES - NOTES_BYTES;
   let imageLeft = MAX_IMAGE_BYTES;
   for (const path of paths) {
     if (call.signal?.aborted) throw new FreshfsError("ABORTED", "read_many was cancelled.");
-    const header = `==> ${path} <==`;
+    const header = headerOf(path);
+    tail -= noteCost(path);
     textLeft -= Buffer.byteLength(header) + 2;
-    if (textLeft < MIN_FILE_BUDGET) {
-      const message = `Not read: the call's output cap (${MAX_RESULT_BYTES / 1024} KiB) was reached. Read it with read.`;
-      files.push({ path, result: undefined, error: { code: "SKIPPED", message } });
-      blocks.push(`${header}\n(${message})`);
+    const room = textLeft - tail;
+    if (room < MIN_FILE_BUDGET) {
+      files.push({ path, result: undefined, error: { code: "SKIPPED", message: skipped } });
+      blocks.push(`${header}\n(${skipped})`);
+      textLeft -= Buffer.byteLength(skipped) + 2;
       continue;
     }
     try {
@@ -87,7 +95,7 @@ export async function readManyTool(
         ...(limit === undefined ? {} : { limit }),
       };
       const result = await readTool(context, params, call, {
-        textBytes: textLeft - 1024,
+        textBytes: room - 1024,
         imageBytes: imageLeft,
       });
       textLeft -= Buffer.byteLength(result.text);
@@ -96,9 +104,10 @@ export async function readManyTool(
       blocks.push(`${header}\n${result.text}`);
     } catch (error) {
       if (!(error instanceof FreshfsError) || error.code === "ABORTED") throw error;
-      textLeft -= Buffer.byteLength(error.message);
+      const shown = `(${error.message} (${error.code}))`;
+      textLeft -= Buffer.byteLength(shown);
       files.push({ path, result: undefined, error: { code: error.code, message: error.message } });
-      blocks.push(`${header}\n(${error.message} (${error.code}))`);
+      blocks.push(`${header}\n${shown}`);
     }
   }
   const read = files.filter((file) => file.result).length;

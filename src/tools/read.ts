@@ -327,7 +327,21 @@ async function readPdf(
 ): Promise<ReadResult> {
   const range = asked ?? { first: 1, last: PDF_MAX_PAGES };
   const deadline = performance.now() + GREP_TIMEOUT_MS;
-  const pdf = await pdfText(bytes, range.first, range.last, shown, deadline, call.signal);
+  let pdf: Awaited<ReturnType<typeof pdfText>>;
+  try {
+    pdf = await pdfText(bytes, range.first, range.last, shown, deadline, call.signal);
+  } catch (error) {
+    // Looked at, as a binary file is: recorded, so that it can still be deleted or replaced.
+    if (error instanceof FreshfsError && error.code === "BINARY") {
+      await context.tracker.recordRead(target.lexical, { content: bytes });
+      throw new FreshfsError(
+        "BINARY",
+        `${error.message} Its current state is recorded, so it may be deleted, renamed or overwritten.`,
+        { path: target.lexical, cause: error },
+      );
+    }
+    throw error;
+  }
   await context.tracker.recordRead(target.lexical, { content: bytes });
   const out: string[] = [];
   const lines: string[] = [];
