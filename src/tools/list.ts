@@ -10,7 +10,7 @@
 import { type Dirent, lstatSync, readdirSync, readlinkSync, type Stats, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import picomatch from "picomatch";
-import { FreshfsError } from "../errors.js";
+import { FreshfsError, fromFsError, isGone } from "../errors.js";
 import { isFreshfsSidecar } from "../io/names.js";
 import { comparePaths } from "../live/tree.js";
 import type { Freshness } from "../scan/cache.js";
@@ -394,7 +394,12 @@ async function listOne(
   call: CallOptions,
 ): Promise<Omit<ListResult, "path">> {
   const shown = context.roots.display(real);
-  const stats = statSync(real, { throwIfNoEntry: false });
+  let stats: Stats | undefined;
+  try {
+    stats = statSync(real, { throwIfNoEntry: false });
+  } catch (error) {
+    if (!isGone(error)) throw fromFsError(error, "list", shown);
+  }
   if (!stats) {
     throw new FreshfsError("NOT_FOUND", `${shown} does not exist.`, { path: real });
   }

@@ -3,7 +3,7 @@
  * mutation, under the path's lock, the scan cache told. An existing directory is no error
  * (the model asked for it to exist, and it does). Depends on `tools/`, `scan/`, `errors`.
  */
-import { lstatSync, realpathSync, rmdirSync } from "node:fs";
+import { type BigIntStats, lstatSync, realpathSync, rmdirSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
@@ -39,7 +39,13 @@ export async function mkdirTool(
   const shown = context.roots.display(target.lexical);
   const reconfine = () => context.roots.reconfine(path, target, "path");
   return underLocks(context, [target.real], "mkdir", call, reconfine, async () => {
-    const existing = lstatSync(target.real, { bigint: true, throwIfNoEntry: false });
+    let existing: BigIntStats | undefined;
+    try {
+      existing = lstatSync(target.real, { bigint: true, throwIfNoEntry: false });
+    } catch (error) {
+      if (errnoOf(error) === "ENOTDIR") throw fileOnTheWay(shown, target.lexical, error);
+      throw fromFsError(error, "make the directory", shown);
+    }
     if (existing?.isDirectory()) {
       return {
         path: target.lexical,
@@ -60,13 +66,8 @@ export async function mkdirTool(
       first = await mkdir(target.real, { recursive: true });
     } catch (error) {
       const errno = errnoOf(error);
-      if (errno === "EEXIST" || errno === "ENOTDIR") {
-        throw new FreshfsError(
-          "NOT_A_DIRECTORY",
-          `Cannot make the directory ${shown}: a part of its path is a file, not a directory.`,
-          { path: target.lexical, cause: error },
-        );
-      }
+      if (errno === "EEXIST" || errno === "ENOTDIR")
+        throw fileOnTheWay(shown, target.lexical, error);
       throw fromFsError(error, "make the directory", shown);
     }
     // The path was confined with its parents resolved; one swapped for a link out while
@@ -98,6 +99,14 @@ export async function mkdirTool(
           : `Created the directory ${shown} (and the directories above it, from ${made}).`,
     };
   });
+}
+
+function fileOnTheWay(shown: string, lexical: string, cause: unknown): FreshfsError {
+  return new FreshfsError(
+    "NOT_A_DIRECTORY",
+    `Cannot make the directory ${shown}: a part of its path is a file, not a directory.`,
+    { path: lexical, cause },
+  );
 }
 
 /** Removes the directories from `deepest` up to `first`, as long as they are empty. */

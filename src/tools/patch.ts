@@ -312,7 +312,20 @@ function noMatch(
     `apply_patch: hunk ${hunk} of ${shown} (patch line ${chunk.line}) does not match the file: its context and removed lines were not found${where}${chunk.endOfFile ? " at the end of the file" : ""}:\n${listed.join("\n")}`,
   ];
   const miss = explainMiss(text, old.join("\n"));
-  if (miss.hint) parts.push(miss.hint);
+  // edit's hint (the text is there with other whitespace) is about a substring; a hunk's lines
+  // are whole lines, so what can be said is that one differs only in its indentation.
+  const lines = splitLines(text);
+  for (const wanted of old) {
+    const trimmed = wanted.trim();
+    if (trimmed === "") continue;
+    const at = lines.findIndex((line) => line !== wanted && plain(line).trim() === plain(trimmed));
+    if (at !== -1) {
+      parts.push(
+        `Line ${at + 1} of the file is ${JSON.stringify(cutLine(lines[at] as string))}: the same text with other indentation. A hunk's lines must keep the file's indentation.`,
+      );
+      break;
+    }
+  }
   if (miss.candidates.length > 0) {
     parts.push(
       `The closest lines are:\n${miss.candidates.map((c) => `${String(c.line).padStart(6)}\t${cutLine(c.text)}`).join("\n")}`,
