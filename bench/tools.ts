@@ -2,10 +2,20 @@
  * The agent tools' costs (issue 5): an edit through `Workspace` (lock, guard check, atomic
  * write with the check repeated, record, cache invalidation) beside what an unguarded tool does
  * (read, replace, write in place) and the physical floor of a safe write (read, replace, temp
- * file, fsync, rename), measured in the same run; and a `read` beside `readFile`.
+ * file, fsync, rename), measured in the same run; a `read` beside `readFile`; (issue 17) a
+ * three-file `apply_patch` beside three edits and three safe writes, and `list` (a directory, a
+ * tree) from the live listing beside `readdir` + `lstat` of the same entries.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { mkdtemp, open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,7 +40,13 @@ check, the tracker's record of the new bytes, cache invalidation and the diff) b
 \`writeFile\` in place: no flush, a crash can leave half a file), and the floor of a safe write
 (read, replace, temp file, \`datasync\`, rename). Each edit swaps one line of a 120-line, 4 KiB
 TypeScript file, so a chain of edits runs inside the racy window and every check hashes the
-file (contract 1.2). The lock alone is timed too, beside a bare lock file.`;
+file (contract 1.2). The lock alone is timed too, beside a bare lock file. A patch changing one
+line in each of three such files (\`apply_patch\`: every file guarded, temp files flushed, all
+checked again, renamed back to back) is timed beside three \`ws.edit\` calls and three safe
+writes. \`list\` answers from the root's live listing (watched, synced per call) with an
+\`lstat\` per entry shown; it is timed beside \`readdirSync\` + \`lstatSync\` of the same
+entries, on a tree of 40 directories of 50 files (depth 1: the root's 40 directories and 10
+files; depth 2: all 2,010 entries).`;
 
 export async function benchTools(options: ToolsOptions): Promise<SuiteResult> {
   const dir = await mkdtemp(join(tmpdir(), "freshfs-bench-tools-"));
@@ -106,6 +122,74 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
     },
     { runs, iterations },
   );
+  // A patch of one line in each of three files, against three edits and three safe writes.
+  const trio = ["p0.ts", "p1.ts", "p2.ts"].map((name) => join(dir, name));
+  const trioEdits = ["e0.ts", "e1.ts", "e2.ts"].map((name) => join(dir, name));
+  const trioFloor = ["f0.ts", "f1.ts", "f2.ts"].map((name) => join(dir, name));
+  for (const file of [...trio, ...trioEdits, ...trioFloor]) writeFileSync(file, `${SOURCE}\n`);
+  for (const file of [...trio, ...trioEdits]) await ws.read({ file_path: file });
+  const patchOf = (i: number) => {
+    const { from, to } = swap(i);
+    const lines = ["*** Begin Patch"];
+    for (const file of trio) {
+      const line = `export const setting60 = { name: "setting-60", ${from};`;
+      lines.push(`*** Update File: ${file}`, "@@", `-${line}`, `+${line.replace(from, to)}`);
+    }
+    lines.push("*** End Patch");
+    return lines.join("\n");
+  };
+  const patch = await sample(
+    {
+      freshfs: (i) => ws.applyPatch({ input: patchOf(i) }),
+      edits: async (i) => {
+        const { from, to } = swap(i);
+        for (const file of trioEdits)
+          await ws.edit({ file_path: file, old_string: from, new_string: to });
+      },
+      floor: async (i) => {
+        const { from, to } = swap(i);
+        for (const file of trioFloor) {
+          const text = await readFile(file, "utf8");
+          const temp = join(dir, `.floor.${randomBytes(6).toString("hex")}.tmp`);
+          const handle = await open(temp, "wx");
+          await handle.writeFile(text.replace(from, () => to));
+          await handle.datasync();
+          await handle.close();
+          await rename(temp, file);
+        }
+      },
+    },
+    { runs, iterations: Math.max(10, Math.floor(iterations / 3)) },
+  );
+  // list: a tree of 40 directories of 50 files, and 10 files at its top.
+  const tree = join(dir, "tree");
+  for (let d = 0; d < 40; d++) {
+    mkdirSync(join(tree, `dir${d}`), { recursive: true });
+    for (let f = 0; f < 50; f++) writeFileSync(join(tree, `dir${d}`, `file${f}.ts`), "x\n");
+  }
+  for (let f = 0; f < 10; f++) writeFileSync(join(tree, `top${f}.md`), "x\n");
+  const treeWs = new Workspace({ roots: tree });
+  const readdirTo = (depth: number) => {
+    const walk = (path: string, level: number): number => {
+      let count = 0;
+      for (const entry of readdirSync(path, { withFileTypes: true })) {
+        lstatSync(join(path, entry.name));
+        count++;
+        if (entry.isDirectory() && level < depth) count += walk(join(path, entry.name), level + 1);
+      }
+      return count;
+    };
+    return walk(tree, 1);
+  };
+  const list = await sample(
+    {
+      depth1: () => treeWs.list({}),
+      depth2: () => treeWs.list({ depth: 2, limit: 5000 }),
+      floor1: async () => readdirTo(1),
+      floor2: async () => readdirTo(2),
+    },
+    { runs, iterations: Math.max(10, Math.floor(iterations / 3)) },
+  );
   const row = (name: string, timing: Timing, base: Timing) =>
     `| ${name} | ${formatTiming(timing)} | ${times(timing.median / base.median)} |`;
   const body = [
@@ -132,6 +216,23 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
     "|---|---|---|",
     row("`ws.read` (numbered lines, read recorded: stat, hash)", read.freshfs, read.naive),
     row("`readFile` as UTF-8", read.naive, read.naive),
+    "",
+    "| one line in each of three files | time per operation | ÷ three safe writes |",
+    "|---|---|---|",
+    row("`ws.applyPatch` (three files, all or none)", patch.freshfs, patch.floor),
+    row("three `ws.edit` calls", patch.edits, patch.floor),
+    row(
+      "three safe writes (read, replace, temp file, `datasync`, rename)",
+      patch.floor,
+      patch.floor,
+    ),
+    "",
+    "| list (tree of 2,010 entries) | time per operation | ÷ `readdirSync` + `lstatSync` |",
+    "|---|---|---|",
+    row("`ws.list` depth 1 (50 entries)", list.depth1, list.floor1),
+    row("`readdirSync` + `lstatSync`, depth 1", list.floor1, list.floor1),
+    row("`ws.list` depth 2 (2,010 entries)", list.depth2, list.floor2),
+    row("`readdirSync` + `lstatSync`, depth 2", list.floor2, list.floor2),
     "",
     `Time per operation: median of ${runs} runs of ${iterations} (fastest–slowest run in brackets), the operations interleaved run by run, in a directory under the system's temp directory.`,
   ].join("\n");
@@ -162,6 +263,8 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
     `An edit costs ${formatTiming(edit.freshfs).split(" (")[0]}, ${times(edit.freshfs.median / edit.floor.median)} the bare safe write. The difference is round trips through libuv's thread pool and the checks that make it safe: the guard hashes the file before the write, again just before the rename, and once more to record the new bytes; the directory is held open by descriptor, and the file's bytes are compared with the edit's own right before a synchronous rename (the reliability runs found another process's write landing in the gap an async check left; see RELIABILITY.md). Next to a model's turn of seconds, that is the price of an edit that cannot overwrite what it has not seen.`,
     `Of that, the lock other freshfs processes honour costs ${formatTiming(lock.freshfs).split(" (")[0]} (${((100 * lock.freshfs.median) / edit.freshfs.median).toFixed(0)}% of an edit): the directory held open and checked, the holder's record written and linked to the lock's name, a refresh timer armed, and both names removed after, ${times(lock.freshfs.median / lock.floor.median)} a bare create and unlink.`,
     `A read costs ${times(read.freshfs.median / read.naive.median)} \`readFile\`: it numbers the lines and records the read (a \`stat\` and a SHA-256 of the bytes) so that the next edit can be checked.`,
+    `A three-file patch costs ${times(patch.freshfs.median / patch.edits.median)} three single edits and ${times(patch.freshfs.median / patch.floor.median)} three bare safe writes: it takes every lock at once and checks every file before it writes any, which the edits do one file at a time.`,
+    `\`list\` of a directory costs ${times(list.depth1.median / list.floor1.median)} a \`readdirSync\` and an \`lstatSync\` per entry, and a tree of 2,010 entries ${times(list.depth2.median / list.floor2.median)}: the entries come from the live listing (no \`readdir\`, and gitignore already applied), a sync with the watcher first, then the \`lstat\` per entry shown and the text.`,
   ];
   return {
     heading: "Agent tools (`bench/tools.ts`)",

@@ -462,8 +462,10 @@ async function listOne(
           .slice(0, fit)
           .map((line) => `  ${line}`)
           .join("\n");
+  // Every entry is under `real`: its shown path is the directory's and its own relative one.
+  const under = shown === "." ? "" : `${shown}/`;
   const entries: ListEntry[] = kept.map((node) => ({
-    path: context.roots.display(join(real, node.child.rel)),
+    path: under + node.child.rel,
     name: node.child.name,
     kind: node.child.kind,
     depth: node.depth,
