@@ -186,7 +186,7 @@ function ignoreMatcher(patterns: readonly string[]): (child: Child) => boolean {
 interface Drawn {
   readonly child: Child;
   readonly depth: number;
-  readonly stats: Stats | undefined;
+  stats: Stats | undefined;
   /** Shown children, sorted; undefined when its entries are not shown. */
   children: Drawn[] | undefined;
   hiddenEntries: number | undefined;
@@ -240,15 +240,17 @@ function drawTree(
   ignored: (child: Child) => boolean,
 ): Tree {
   const compare = sorter(sort);
-  const make = (child: Child, level: number): Drawn => ({
+  const make = (child: Child, level: number, stat: boolean): Drawn => ({
     child,
     depth: level,
-    stats: statOf(real, child.rel),
+    stats: stat ? statOf(real, child.rel) : undefined,
     children: undefined,
     hiddenEntries: undefined,
   });
   const visible = (dir: string) => source.children(dir).filter((child) => !ignored(child));
-  let top = visible("").map((child) => make(child, 1));
+  // A directory of 100,000 files is an `lstat` each only when its order needs them.
+  const byStats = sort === "mtime" || sort === "size";
+  let top = visible("").map((child) => make(child, 1, byStats));
   top.sort(compare);
   let total = top.length;
   let truncated = false;
@@ -256,6 +258,7 @@ function drawTree(
     truncated = true;
     top = top.slice(0, limit);
   }
+  for (const node of top) node.stats ??= statOf(real, node.child.rel);
   let shown = top.length;
   let frontier = top.filter((node) => node.child.kind === "dir");
   for (let level = 2; frontier.length > 0; level++) {
@@ -275,7 +278,7 @@ function drawTree(
     shown += count;
     const deeper: Drawn[] = [];
     frontier.forEach((node, index) => {
-      const children = (next[index] as Child[]).map((child) => make(child, level));
+      const children = (next[index] as Child[]).map((child) => make(child, level, true));
       children.sort(compare);
       node.children = children;
       for (const child of children) if (child.child.kind === "dir") deeper.push(child);
