@@ -4,7 +4,8 @@
  * directories, permission-denied paths and paths that vanish mid-call. Each ends in a
  * `FreshfsError` with a sensible code (and a short message) or a correct result, never another
  * exception, never a hang; a refused call changes no file. The same table runs through the MCP
- * server, where every refusal is an `isError` result and the server goes on answering.
+ * server, where every refusal is an `isError` result and the server goes on answering. Issue
+ * 17's tools (readMany, list, stat, mkdir, applyPatch, and dry_run) are in the same table.
  */
 import { readdirSync, statSync } from "node:fs";
 import { chmod, mkdir, readFile, rm } from "node:fs/promises";
@@ -28,7 +29,12 @@ type ToolName =
   | "rename"
   | "glob"
   | "grep"
-  | "find";
+  | "find"
+  | "readMany"
+  | "list"
+  | "stat"
+  | "mkdir"
+  | "applyPatch";
 
 const MCP_NAMES: Record<ToolName, string> = {
   read: "read",
@@ -40,7 +46,14 @@ const MCP_NAMES: Record<ToolName, string> = {
   glob: "glob",
   grep: "grep",
   find: "find",
+  readMany: "read_many",
+  list: "list",
+  stat: "stat",
+  mkdir: "mkdir",
+  applyPatch: "apply_patch",
 };
+
+const PATCH = "*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+ALPHA\n*** End Patch";
 
 type Outcome = FreshfsErrorCode | "ok";
 
@@ -84,9 +97,27 @@ const VALID: Record<ToolName, Record<string, unknown>> = {
   glob: { pattern: "**/*.txt" },
   grep: { pattern: "alpha" },
   find: { query: "inner" },
+  readMany: { paths: ["a.txt", "b.txt"] },
+  list: { path: "dir" },
+  stat: { path: "a.txt" },
+  mkdir: { path: "made/here" },
+  applyPatch: { input: PATCH },
 };
 
-type Kind = "path" | "text" | "string" | "optString" | "int" | "bool" | "choice" | "edits";
+type Kind =
+  | "path"
+  | "text"
+  | "string"
+  | "optString"
+  | "int"
+  | "bool"
+  | "choice"
+  | "edits"
+  | "paths"
+  | "optStrings";
+
+/** Tools whose every parameter has a default: no arguments at all is a call that works. */
+const NOTHING_REQUIRED: readonly ToolName[] = ["list"];
 
 /** Each tool's parameters: the kind of value, and whether it is required. */
 const PARAMS: Record<ToolName, readonly (readonly [name: string, kind: Kind])[]> = {
@@ -104,10 +135,12 @@ const PARAMS: Record<ToolName, readonly (readonly [name: string, kind: Kind])[]>
     ["old_string", "string"],
     ["new_string", "string"],
     ["replace_all", "bool"],
+    ["dry_run", "bool"],
   ],
   multiEdit: [
     ["file_path", "path"],
     ["edits", "edits"],
+    ["dry_run", "bool"],
   ],
   delete: [["file_path", "path"]],
   rename: [
@@ -142,9 +175,29 @@ const PARAMS: Record<ToolName, readonly (readonly [name: string, kind: Kind])[]>
     ["path", "optString"],
     ["limit", "int"],
   ],
+  readMany: [
+    ["paths", "paths"],
+    ["offset", "int"],
+    ["limit", "int"],
+  ],
+  list: [
+    ["path", "optString"],
+    ["depth", "int"],
+    ["ignore", "optStrings"],
+    ["hidden", "bool"],
+    ["gitignore", "bool"],
+    ["sort", "choice"],
+    ["limit", "int"],
+  ],
+  stat: [["path", "path"]],
+  mkdir: [["path", "path"]],
+  applyPatch: [
+    ["input", "text"],
+    ["dry_run", "bool"],
+  ],
 };
 
-const REQUIRED: readonly Kind[] = ["path", "text", "string", "edits"];
+const REQUIRED: readonly Kind[] = ["path", "text", "string", "edits", "paths"];
 
 /** Values of the wrong type for a kind of parameter (`directOnly`: JSON cannot carry it). */
 function wrongValues(
@@ -187,6 +240,15 @@ function wrongValues(
         ["the number 0", 0],
         ["an array", [true]],
         ["an object", {}],
+      ];
+    case "paths":
+    case "optStrings":
+      return [
+        ["a number", 42],
+        ["a boolean", true],
+        ["an object", { path: "a.txt" }],
+        ["an array of a number", [1]],
+        ["an array of null", [null]],
       ];
     case "edits":
       return [
@@ -241,9 +303,22 @@ function generatedCases(): Case[] {
       ["an array for arguments", ["a.txt"]],
       ["a number for arguments", 7],
     ] as const) {
-      cases.push({ tool, name: label, args, expect: ["INVALID_ARGUMENT"], directOnly: true });
+      // `undefined` is the method's default argument (no arguments at all).
+      const works = NOTHING_REQUIRED.includes(tool) && args === undefined;
+      cases.push({
+        tool,
+        name: label,
+        args,
+        expect: [works ? "ok" : "INVALID_ARGUMENT"],
+        directOnly: true,
+      });
     }
-    cases.push({ tool, name: "an empty object", args: {}, expect: ["INVALID_ARGUMENT"] });
+    cases.push({
+      tool,
+      name: "an empty object",
+      args: {},
+      expect: [NOTHING_REQUIRED.includes(tool) ? "ok" : "INVALID_ARGUMENT"],
+    });
   }
   return cases;
 }
@@ -412,6 +487,116 @@ const NAMED_CASES: readonly Case[] = [
       ],
     },
     expect: ["INVALID_ARGUMENT"],
+  },
+  // Issue 17's tools: what each refuses, and what it takes.
+  { tool: "readMany", name: "an empty paths", args: { paths: [] }, expect: ["INVALID_ARGUMENT"] },
+  {
+    tool: "readMany",
+    name: "101 paths",
+    args: { paths: Array.from({ length: 101 }, () => "a.txt") },
+    expect: ["INVALID_ARGUMENT"],
+  },
+  {
+    tool: "readMany",
+    name: "a missing file and a binary file among read ones (inline, not thrown)",
+    args: { paths: ["a.txt", "missing.txt", "unread.dat", "dir"] },
+    expect: ["ok"],
+    check: (_root, result) =>
+      expect((result.files as { error?: { code: string } }[]).map((f) => f.error?.code)).toEqual([
+        undefined,
+        "NOT_FOUND",
+        "BINARY",
+        "NOT_A_FILE",
+      ]),
+  },
+  { tool: "list", name: "a file", args: { path: "a.txt" }, expect: ["NOT_A_DIRECTORY"] },
+  { tool: "list", name: "a missing path", args: { path: "nope" }, expect: ["NOT_FOUND"] },
+  { tool: "list", name: "depth 0", args: { depth: 0 }, expect: ["INVALID_ARGUMENT"] },
+  { tool: "list", name: "depth 33", args: { depth: 33 }, expect: ["INVALID_ARGUMENT"] },
+  { tool: "list", name: "an unknown sort", args: { sort: "age" }, expect: ["INVALID_ARGUMENT"] },
+  {
+    tool: "list",
+    name: "an empty ignore glob",
+    args: { ignore: [""] },
+    expect: ["INVALID_PATTERN"],
+  },
+  {
+    tool: "list",
+    name: "101 ignore globs",
+    args: { ignore: Array.from({ length: 101 }, (_, i) => `x${i}`) },
+    expect: ["INVALID_ARGUMENT"],
+  },
+  { tool: "stat", name: "a missing path", args: { path: "nope" }, expect: ["NOT_FOUND"] },
+  { tool: "stat", name: "an empty path", args: { path: "" }, expect: ["INVALID_ARGUMENT"] },
+  { tool: "mkdir", name: "an empty path", args: { path: "" }, expect: ["INVALID_ARGUMENT"] },
+  { tool: "mkdir", name: "an existing file", args: { path: "a.txt" }, expect: ["ALREADY_EXISTS"] },
+  {
+    tool: "mkdir",
+    name: "a file on the way",
+    args: { path: "a.txt/sub" },
+    expect: ["NOT_A_DIRECTORY"],
+  },
+  {
+    tool: "mkdir",
+    name: "an existing directory (no error)",
+    args: { path: "dir" },
+    expect: ["ok"],
+    check: (_root, result) => expect(result.created).toBe(false),
+  },
+  { tool: "applyPatch", name: "an empty input", args: { input: "" }, expect: ["INVALID_ARGUMENT"] },
+  {
+    tool: "applyPatch",
+    name: "text that is no patch",
+    args: { input: "alpha -> ALPHA" },
+    expect: ["INVALID_PATCH"],
+  },
+  {
+    tool: "applyPatch",
+    name: "a patch without its end",
+    args: { input: "*** Begin Patch\n*** Add File: n.txt\n+n" },
+    expect: ["INVALID_PATCH"],
+  },
+  {
+    tool: "applyPatch",
+    name: "a hunk that does not match",
+    args: { input: PATCH.replace("-alpha", "-gamma") },
+    expect: ["NO_MATCH"],
+  },
+  {
+    tool: "applyPatch",
+    name: "an update of a file not read",
+    args: { input: PATCH.replaceAll("a.txt", "dir/inner.txt").replace("-alpha", "-inner") },
+    expect: ["NOT_READ"],
+  },
+  {
+    tool: "applyPatch",
+    name: "an add over an existing file",
+    args: { input: "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch" },
+    expect: ["ALREADY_EXISTS"],
+  },
+  {
+    tool: "applyPatch",
+    name: "a delete of a directory",
+    args: { input: "*** Begin Patch\n*** Delete File: dir\n*** End Patch" },
+    expect: ["NOT_A_FILE"],
+  },
+  {
+    tool: "applyPatch",
+    name: "an update of a binary file",
+    args: {
+      input: "*** Begin Patch\n*** Update File: bin.dat\n@@\n-x\n+y\n*** End Patch",
+    },
+    expect: ["NOT_READ", "BINARY"],
+  },
+  {
+    tool: "applyPatch",
+    name: "a 10 MB added line",
+    args: {
+      input: `*** Begin Patch\n*** Add File: big.txt\n+${"x".repeat(10 * 1024 * 1024)}\n*** End Patch`,
+    },
+    expect: ["ok"],
+    directOnly: true,
+    check: (root) => expect(statSync(join(root, "big.txt")).size).toBe(10 * 1024 * 1024 + 1),
   },
   // Huge strings (10 MB).
   // Many components: the path is too long, whatever the way of saying so (not a stack overflow).
