@@ -354,6 +354,18 @@ function describe(plan: Planned): PatchedFile {
   };
 }
 
+/** Temp files flushed at once: the disk takes several flushes together, and fds stay few. */
+const PREPARE_AT_ONCE = 8;
+
+function prepare(plan: Planned): Promise<PreparedWrite> {
+  const replacing = plan.op.kind === "update" && plan.op.moveTo === undefined;
+  return prepareAtomic((plan.target as ConfinedPath).real, plan.bytes as Buffer, {
+    mode: plan.current?.mode,
+    owner: replacing ? plan.current?.owner : undefined,
+    exclusive: !replacing,
+  });
+}
+
 /** An undo for one step that landed: synchronous, best effort, in reverse order. */
 type Undo = { readonly shown: string; readonly run: () => void };
 
@@ -369,11 +381,11 @@ async function commit(
 ): Promise<void> {
   const prepared: { plan: Planned; write: PreparedWrite }[] = [];
   try {
+    const writes: Planned[] = [];
     for (const plan of plans) {
       if (!plan.target || !plan.bytes) continue;
       const target = plan.target;
-      const replacing = plan.op.kind === "update" && plan.op.moveTo === undefined;
-      if (replacing) {
+      if (plan.op.kind === "update" && plan.op.moveTo === undefined) {
         // A rename replaces a file the process may not write (its directory allows it): ask,
         // as an in-place write would be refused.
         try {
@@ -384,13 +396,21 @@ async function commit(
       } else if (!exists(dirname(target.real))) {
         await makeParents(target.real, plan.shown);
       }
-      const current = plan.current;
-      const write = await prepareAtomic(target.real, plan.bytes, {
-        mode: current?.mode,
-        owner: replacing ? current?.owner : undefined,
-        exclusive: !replacing,
+      writes.push(plan);
+    }
+    // The flushes dominate (each file's `datasync`, ~4 ms here): a few at a time.
+    for (let at = 0; at < writes.length; at += PREPARE_AT_ONCE) {
+      const batch = writes.slice(at, at + PREPARE_AT_ONCE);
+      const settled = await Promise.allSettled(batch.map((plan) => prepare(plan)));
+      let failure: unknown;
+      settled.forEach((outcome, index) => {
+        if (outcome.status === "fulfilled") {
+          prepared.push({ plan: batch[index] as Planned, write: outcome.value });
+        } else {
+          failure ??= outcome.reason;
+        }
       });
-      prepared.push({ plan, write });
+      if (failure !== undefined) throw failure;
     }
     for (const plan of plans) {
       for (const path of [plan.target, plan.removed]) {
