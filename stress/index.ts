@@ -10,6 +10,7 @@ const SUITES = [
   "lost-updates",
   "lost-updates-processes",
   "crash",
+  "patch-crash",
   "escapes",
   "hostile",
   "ignore-fuzz",

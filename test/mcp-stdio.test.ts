@@ -342,7 +342,7 @@ describe("freshfs mcp over stdio, on lines it cannot take", () => {
     });
 
     const listed = await server.request(2, "tools/list");
-    expect((listed.result as { tools: unknown[] }).tools).toHaveLength(9);
+    expect((listed.result as { tools: unknown[] }).tools).toHaveLength(14);
     expect(existsSync(join(dir, "big.txt"))).toBe(false);
 
     const { code, reports } = await server.end();

@@ -4,7 +4,7 @@
  * not), and read_many's per-file errors and shared output and image caps.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -113,7 +113,7 @@ describe("read: images", () => {
     expect(liar.image?.mimeType).toBe("image/png");
   });
 
-  it("shows an image of exactly MAX_IMAGE_BYTES and refuses one byte more with TOO_LARGE, not recorded", async () => {
+  it("shows an image of exactly MAX_IMAGE_BYTES and refuses one byte more with TOO_LARGE, recorded as a binary file is", async () => {
     const root = await tempTree({
       "fits.png": pngOfSize(MAX_IMAGE_BYTES),
       "big.png": pngOfSize(MAX_IMAGE_BYTES + 1),
@@ -127,10 +127,10 @@ describe("read: images", () => {
     expect(message).toContain("big.png");
     expect(message).toContain("PNG");
     expect(message).toContain(`${MAX_IMAGE_BYTES / 1024 / 1024} MiB`);
-    // Not shown, so not recorded: strict still asks for a read.
-    const refused = await rejectsWith(ws.delete({ file_path: "big.png" }), "NOT_READ");
-    expect(refused).toContain("has not been read");
-    expect(existsSync(join(root, "big.png"))).toBe(true);
+    expect(message).toContain("state is recorded");
+    // Refused, but looked at, as a binary file is: recorded, so strict can still delete it.
+    await ws.delete({ file_path: "big.png" });
+    expect(existsSync(join(root, "big.png"))).toBe(false);
   });
 
   it("refuses a PNG made large by bytes after IEND with TOO_LARGE", async () => {
@@ -139,7 +139,9 @@ describe("read: images", () => {
     const ws = new Workspace({ roots: root, policy: "strict" });
     const message = await rejectsWith(ws.read({ file_path: "tail.png" }), "TOO_LARGE");
     expect(message).toMatch(/3\.8 MiB|3\.7 MiB/);
-    await rejectsWith(ws.delete({ file_path: "tail.png" }), "NOT_READ");
+    // Changed after the refused read: STALE, as for any file read.
+    writeFileSync(join(root, "tail.png"), Buffer.concat([bytes, Buffer.from([1])]));
+    await rejectsWith(ws.delete({ file_path: "tail.png" }), "STALE");
   });
 
   it("records a shown image as a full read: strict deletes it, and catches a change by another process (STALE)", async () => {

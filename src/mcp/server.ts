@@ -111,7 +111,7 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
     {
       capabilities: { tools: {} },
       instructions:
-        "File tools with a read-before-write guard: read a file in full before you edit, write or delete it; if it changed on disk since, the call is refused and you read it again. glob, grep and find always see the current tree.",
+        "File tools with a read-before-write guard: read a file in full (read, read_many) before you edit, write, patch or delete it; if it changed on disk since, the call is refused and you read it again (stat tells whether a file may be edited without reading it again). apply_patch changes several files at once, all or none. glob, grep, find and list always see the current tree.",
     },
   );
   // Tool calls wait for the client's roots, once it has said it has them.

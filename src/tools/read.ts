@@ -261,13 +261,21 @@ async function readImage(
   budget: ReadBudget,
 ): Promise<ReadResult> {
   const kind = image.mimeType.slice("image/".length).toUpperCase();
-  if (bytes.length > budget.imageBytes) {
-    const whole = budget.imageBytes === MAX_IMAGE_BYTES;
+  if (bytes.length > MAX_IMAGE_BYTES) {
+    // Looked at and refused, as a binary file is: recorded, or under `strict` it could never be
+    // deleted or replaced (no read of it would ever pass).
+    await context.tracker.recordRead(target.lexical, { content: bytes });
     throw new FreshfsError(
       "TOO_LARGE",
-      whole
-        ? `${shown} is a ${kind} image of ${(bytes.length / MIB).toFixed(1)} MiB; images over ${MAX_IMAGE_BYTES / MIB} MiB are not shown (a model's image input takes 5 MB at most). Make a smaller copy (a shell's convert or sips), then read that.`
-        : `${shown} is a ${kind} image of ${(bytes.length / MIB).toFixed(1)} MiB, more than is left of this call's ${MAX_IMAGE_BYTES / MIB} MiB for images; read it alone.`,
+      `${shown} is a ${kind} image of ${(bytes.length / MIB).toFixed(1)} MiB; images over ${MAX_IMAGE_BYTES / MIB} MiB are not shown (a model's image input takes 5 MB at most). Make a smaller copy (a shell's convert or sips), then read that. Its current state is recorded, so it may be deleted, renamed or overwritten.`,
+      { path: target.lexical },
+    );
+  }
+  if (bytes.length > budget.imageBytes) {
+    // It would be shown alone: not looked at, so not recorded.
+    throw new FreshfsError(
+      "TOO_LARGE",
+      `${shown} is a ${kind} image of ${(bytes.length / MIB).toFixed(1)} MiB, more than is left of this call's ${MAX_IMAGE_BYTES / MIB} MiB for images; read it alone.`,
       { path: target.lexical },
     );
   }
