@@ -7,6 +7,8 @@
  */
 import { spawn } from "node:child_process";
 import {
+  chmodSync,
+  chownSync,
   existsSync,
   lstatSync,
   readdirSync,
@@ -21,6 +23,7 @@ import { FreshfsError, PATCH_MAX_FILES, Workspace } from "../src/index.js";
 import { PATCH_CASES, type PatchCase } from "./apply-patch/cases.js";
 import { rejectsWith } from "./helpers/errors.js";
 import { tempTree } from "./helpers/fs.js";
+import { canRunAsNobody, runAsNobody } from "./helpers/nobody.js";
 
 const DIST = new URL("../dist/index.js", import.meta.url).href;
 
@@ -416,4 +419,144 @@ describe("dry_run", () => {
       "STALE",
     );
   });
+});
+
+describe("apply_patch: line endings, markers inside hunks, plain moves, links", () => {
+  it("keeps each line's own ending, a lone CR included", async () => {
+    const { root, ws } = await setUp({
+      "mixed.txt": "l1\nl2\r\nl3\nl4\n",
+      "cr.txt": "progress 10%\rprogress 20%\nend\n",
+    });
+    await ws.applyPatch({
+      input:
+        "*** Begin Patch\n*** Update File: mixed.txt\n@@\n-l4\n+l4x\n*** Update File: cr.txt\n@@\n-end\n+done\n*** End Patch",
+    });
+    expect(readFileSync(join(root, "mixed.txt"), "utf8")).toBe("l1\nl2\r\nl3\nl4x\n");
+    expect(readFileSync(join(root, "cr.txt"), "utf8")).toBe("progress 10%\rprogress 20%\ndone\n");
+  });
+
+  it("reads a context line holding `@@` or `*** End of File` as context, as Codex does", async () => {
+    const { root, ws } = await setUp({ "fixture.diff": "@@ -1 +1 @@\n   *** End of File\nold\n" });
+    await ws.applyPatch({
+      input:
+        "*** Begin Patch\n*** Update File: fixture.diff\n@@\n @@ -1 +1 @@\n    *** End of File\n-old\n+new\n*** End Patch",
+    });
+    expect(readFileSync(join(root, "fixture.diff"), "utf8")).toBe(
+      "@@ -1 +1 @@\n   *** End of File\nnew\n",
+    );
+  });
+
+  it("takes a unified diff's hunk header as a bare `@@` (its trailing text as the line)", async () => {
+    const { root, ws } = await setUp({ "a.py": "def run():\n    x = 1\n    y = 2\n" });
+    await ws.applyPatch({
+      input:
+        "*** Begin Patch\n*** Update File: a.py\n@@ -1,3 +1,3 @@ def run():\n     x = 1\n-    y = 2\n+    y = 3\n*** End Patch",
+    });
+    expect(readFileSync(join(root, "a.py"), "utf8")).toBe("def run():\n    x = 1\n    y = 3\n");
+  });
+
+  it("puts a hunk of added lines right after its `@@` line, or at the end with `*** End of File`", async () => {
+    const { root, ws } = await setUp({ "a.txt": "one\ntwo\nthree\n", "b.txt": "one\ntwo\n" });
+    await ws.applyPatch({
+      input:
+        "*** Begin Patch\n*** Update File: a.txt\n@@ one\n+one and a half\n*** Update File: b.txt\n@@ one\n+last\n*** End of File\n*** End Patch",
+    });
+    expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("one\none and a half\ntwo\nthree\n");
+    expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("one\ntwo\nlast\n");
+  });
+
+  it("moves a file with no hunks byte for byte, whatever it holds", async () => {
+    const { root, ws } = await setUp({});
+    const files = {
+      "mixed.txt": Buffer.from("a\r\nb\nc\rd"),
+      "latin1.txt": Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+      "blob.bin": Buffer.from([0, 1, 2, 3, 0xff]),
+    };
+    for (const [name, bytes] of Object.entries(files)) {
+      writeFileSync(join(root, name), bytes);
+      await ws.read({ file_path: name }).catch(() => undefined);
+    }
+    const moves = Object.keys(files).map(
+      (name) => `*** Update File: ${name}\n*** Move to: moved/${name}`,
+    );
+    await ws.applyPatch({ input: `*** Begin Patch\n${moves.join("\n")}\n*** End Patch` });
+    for (const [name, bytes] of Object.entries(files)) {
+      expect(readFileSync(join(root, "moved", name)).equals(bytes), name).toBe(true);
+      expect(existsSync(join(root, name))).toBe(false);
+    }
+  });
+
+  it("deletes a link that leads nowhere, and refuses an add under a file (NOT_A_DIRECTORY)", async () => {
+    const root = await tempTree({ "f.txt": "f\n" });
+    symlinkSync("nodir/x", join(root, "dangling"));
+    const ws = new Workspace({ roots: root });
+    await ws.applyPatch({ input: "*** Begin Patch\n*** Delete File: dangling\n*** End Patch" });
+    expect(lstatSync(join(root, "dangling"), { throwIfNoEntry: false })).toBeUndefined();
+    const message = await rejectsWith(
+      ws.applyPatch({ input: "*** Begin Patch\n*** Add File: f.txt/new.txt\n+x\n*** End Patch" }),
+      "NOT_A_DIRECTORY",
+    );
+    expect(message).toContain("f.txt/new.txt");
+    expect(treeOf(root)).toEqual({ "f.txt": "f\n" });
+  });
+
+  it("gives a hint, in one pass, when a hunk's line differs from the file's only in indentation", async () => {
+    const { root, ws } = await setUp({ "a.py": "def run():\n    return 1\n" });
+    const message = await rejectsWith(
+      ws.applyPatch({
+        input: "*** Begin Patch\n*** Update File: a.py\n@@\n-return 1\n+return 2\n*** End Patch",
+      }),
+      "NO_MATCH",
+    );
+    expect(message).toContain("Line 2 of the file");
+    expect(message).toContain("indentation");
+    expect(readFileSync(join(root, "a.py"), "utf8")).toBe("def run():\n    return 1\n");
+  });
+});
+
+describe("apply_patch: a step that fails among the renames", () => {
+  it.runIf(canRunAsNobody)(
+    "puts back what had landed, the very file (inode, mode), when a later unlink is refused",
+    async () => {
+      const root = await tempTree({ "a.txt": "one\n", "ro/gone.txt": "gone\n" });
+      writeFileSync(join(root, "b.txt"), "two\n", { mode: 0o640 });
+      for (const path of [
+        root,
+        join(root, "ro"),
+        join(root, "a.txt"),
+        join(root, "b.txt"),
+        join(root, "ro", "gone.txt"),
+      ]) {
+        chownSync(path, 65534, 65534);
+      }
+      // A directory its owner may read but not change: removing gone.txt from it fails with
+      // EACCES at the last step, after a.txt and b.txt were renamed into place.
+      chmodSync(join(root, "ro"), 0o555);
+      const before = {
+        a: lstatSync(join(root, "a.txt")).ino,
+        b: lstatSync(join(root, "b.txt")).ino,
+      };
+      const run = runAsNobody(`
+        import { Workspace } from "ENTRY";
+        const ws = new Workspace({ roots: ${JSON.stringify(root)} });
+        for (const f of ["a.txt", "b.txt", "ro/gone.txt"]) await ws.read({ file_path: f });
+        try {
+          await ws.applyPatch({ input: ${JSON.stringify(
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: b.txt\n@@\n-two\n+TWO\n*** Add File: c.txt\n+three\n*** Delete File: ro/gone.txt\n*** End Patch",
+          )} });
+          console.log("applied");
+        } catch (error) {
+          console.log(error.code + " " + error.message);
+        }
+      `);
+      chmodSync(join(root, "ro"), 0o755);
+      expect(run.stderr).toBe("");
+      expect(run.stdout).toMatch(/^PERMISSION_DENIED .*gone\.txt.*nothing was changed/s);
+      expect(treeOf(root)).toEqual({ "a.txt": "one\n", "b.txt": "two\n", "ro/gone.txt": "gone\n" });
+      // The files put back are the files that were there: same inode, same mode.
+      expect(lstatSync(join(root, "a.txt")).ino).toBe(before.a);
+      expect(lstatSync(join(root, "b.txt")).ino).toBe(before.b);
+      expect(lstatSync(join(root, "b.txt")).mode & 0o777).toBe(0o640);
+    },
+  );
 });

@@ -8,7 +8,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { deflateSync } from "node:zlib";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -17,6 +16,8 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createFreshfsServer } from "../src/mcp/server.js";
 import { tempTree } from "./helpers/fs.js";
+import { fails, type Ok, ok, toolsOf, validateOutput } from "./helpers/mcp.js";
+import { png } from "./helpers/media.js";
 
 const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
 
@@ -48,67 +49,6 @@ async function spawnServer(root: string): Promise<Client> {
   return client;
 }
 
-async function call(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function textOf(result: CallToolResult): string {
-  return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
-}
-
-interface Ok {
-  result: CallToolResult;
-  text: string;
-  structured: Record<string, unknown>;
-}
-
-/** A successful call: no isError, and structured content present. */
-async function ok(client: Client, name: string, args: Record<string, unknown>): Promise<Ok> {
-  const result = await call(client, name, args);
-  expect(result.isError, `${name} failed: ${textOf(result)}`).toBeFalsy();
-  expect(result.structuredContent, `${name} returned no structuredContent`).toBeDefined();
-  return {
-    result,
-    text: textOf(result),
-    structured: result.structuredContent as Record<string, unknown>,
-  };
-}
-
-/** A failed call: an isError result whose text names `(code)`; returns the text. */
-async function fails(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-  code: string,
-): Promise<string> {
-  const result = await call(client, name, args);
-  const text = textOf(result);
-  expect(result.isError, `${name} should have failed with ${code}, got: ${text}`).toBe(true);
-  expect(text).toContain(`(${code})`);
-  return text;
-}
-
-async function toolsOf(client: Client): Promise<Map<string, Tool>> {
-  const { tools } = await client.listTools();
-  return new Map(tools.map((tool) => [tool.name, tool]));
-}
-
-/** Validates `data` against a tool's advertised output schema (the SDK's own validator). */
-function validateOutput(tool: Tool | undefined, data: unknown): void {
-  expect(tool, "tool listed").toBeDefined();
-  expect(tool?.outputSchema, `${tool?.name} has an output schema`).toBeDefined();
-  const validate = new AjvJsonSchemaValidator().getValidator(
-    tool?.outputSchema as Record<string, unknown>,
-  );
-  const verdict = validate(data);
-  expect(verdict.errorMessage, `${tool?.name}: ${JSON.stringify(data)}`).toBeUndefined();
-  expect(verdict.valid).toBe(true);
-}
-
 /** A call that succeeds, its structured content validated against the tool's schema. */
 async function checked(
   client: Client,
@@ -119,48 +59,6 @@ async function checked(
   const answer = await ok(client, name, args);
   validateOutput(tools.get(name), answer.structured);
   return answer;
-}
-
-// A real PNG (signature, IHDR, IDAT, IEND with correct CRCs), `width` x `height` RGB pixels.
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(bytes: Buffer): number {
-  let c = 0xffffffff;
-  for (const byte of bytes) c = (CRC_TABLE[(c ^ byte) & 0xff] as number) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
-
-function png(width: number, height: number): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // RGB
-  const rows: Buffer[] = [];
-  for (let y = 0; y < height; y++) {
-    const row = Buffer.alloc(1 + width * 3);
-    for (let x = 0; x < width; x++) row.set([x * 40, y * 60, 200], 1 + x * 3);
-    rows.push(row);
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(Buffer.concat(rows))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
 }
 
 const PNG = png(5, 3);

@@ -17,7 +17,6 @@ import {
   ListRootsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { describe, expect, it, onTestFinished } from "vitest";
 import {
   FIND_DEFAULT_LIMIT,
@@ -31,6 +30,7 @@ import {
 } from "../src/index.js";
 import { createFreshfsServer } from "../src/mcp/server.js";
 import { tempTree } from "./helpers/fs.js";
+import { call, fails, ok, textOf, toolsOf, validateOutput } from "./helpers/mcp.js";
 
 const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
 
@@ -83,62 +83,8 @@ async function connect(roots: string[], clientRoots?: string[]): Promise<Connect
   return { client, clientRoots: current };
 }
 
-async function call(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function textOf(result: CallToolResult): string {
-  return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
-}
-
-/** A successful call: no isError, and structured content present. */
-async function ok(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<{ text: string; structured: Record<string, unknown> }> {
-  const result = await call(client, name, args);
-  expect(result.isError, `${name} failed: ${textOf(result)}`).toBeFalsy();
-  expect(result.structuredContent, `${name} returned no structuredContent`).toBeDefined();
-  return { text: textOf(result), structured: result.structuredContent as Record<string, unknown> };
-}
-
-/** A failed call: an isError result whose text names `code`; returns the text. */
-async function fails(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-  code: string,
-): Promise<string> {
-  const result = await call(client, name, args);
-  const text = textOf(result);
-  expect(result.isError, `${name} should have failed with ${code}, got: ${text}`).toBe(true);
-  expect(text).toContain(code);
-  return text;
-}
-
-async function toolsOf(client: Client): Promise<Map<string, Tool>> {
-  const { tools } = await client.listTools();
-  return new Map(tools.map((tool) => [tool.name, tool]));
-}
-
 function propertiesOf(schema: Tool["inputSchema"] | Tool["outputSchema"]): string[] {
   return Object.keys((schema?.properties ?? {}) as Record<string, unknown>);
-}
-
-/** Validates `data` against a tool's advertised output schema (the SDK's own validator). */
-function validateOutput(tool: Tool, data: unknown): void {
-  expect(tool.outputSchema).toBeDefined();
-  const validate = new AjvJsonSchemaValidator().getValidator(
-    tool.outputSchema as Record<string, unknown>,
-  );
-  const verdict = validate(data);
-  expect(verdict.errorMessage).toBeUndefined();
-  expect(verdict.valid).toBe(true);
 }
 
 describe("tools/list", () => {

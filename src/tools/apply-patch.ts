@@ -9,20 +9,9 @@
  * puts back what had landed. A crash leaves each file whole, old or new as its rename landed
  * (RELIABILITY.md). Depends on `tools/`, `state/`, `scan/`.
  */
-import {
-  accessSync,
-  constants,
-  linkSync,
-  lstatSync,
-  readlinkSync,
-  realpathSync,
-  renameSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { FreshfsError, fromFsError } from "../errors.js";
+import { accessSync, constants, lstatSync, realpathSync, renameSync, unlinkSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { HeldDirectory } from "../io/held.js";
 import { tempNameFor } from "../io/names.js";
 import { invalidateFsScanAfterDelete, invalidateFsScanAfterWrite } from "../scan/cache.js";
@@ -54,7 +43,7 @@ import {
 } from "./patch.js";
 import { isCodeFile } from "./quotes.js";
 import { type ConfinedPath, readConfined } from "./roots.js";
-import { decode, editableText, encode, splitLines } from "./text.js";
+import { decode, editableText, encode, isBinary, splitLines } from "./text.js";
 
 export interface ApplyPatchParams {
   /** The patch, `*** Begin Patch` to `*** End Patch`. Aliases: `patch`, `patchText` (opencode). */
@@ -100,8 +89,6 @@ interface Planned {
   readonly fromShown: string | undefined;
   current: Current | undefined;
   snapshot: EntrySnapshot | undefined;
-  /** A deleted link's target, to put it back if a later step fails. */
-  link: string | undefined;
   bytes: Buffer | undefined;
   before: string;
   after: string;
@@ -179,7 +166,6 @@ function confineOperation(context: ToolContext, op: PatchOperation): Planned {
     op,
     current: undefined,
     snapshot: undefined,
-    link: undefined,
     bytes: undefined,
     before: "",
     after: "",
@@ -187,16 +173,6 @@ function confineOperation(context: ToolContext, op: PatchOperation): Planned {
     added: 0,
     removedLines: 0,
   };
-  if (op.kind === "add") {
-    const target = context.roots.confineFile(op.path, paramName);
-    return {
-      ...base,
-      target,
-      removed: undefined,
-      shown: context.roots.display(target.lexical),
-      fromShown: undefined,
-    };
-  }
   if (op.kind === "delete") {
     context.roots.confineFile(op.path, paramName);
     const removed = context.roots.confineEntry(op.path, paramName);
@@ -208,7 +184,7 @@ function confineOperation(context: ToolContext, op: PatchOperation): Planned {
       fromShown: undefined,
     };
   }
-  if (op.moveTo === undefined) {
+  if (op.kind === "add" || op.moveTo === undefined) {
     const target = context.roots.confineFile(op.path, paramName);
     return {
       ...base,
@@ -248,8 +224,20 @@ function reconfineOperation(context: ToolContext, plan: Planned): void {
   if (plan.removed) context.roots.reconfine(op.path, plan.removed, paramName);
 }
 
-function exists(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+/** Whether something is at `path` (a link counts); a file on the way is `NOT_A_DIRECTORY`. */
+function exists(path: string, shown: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch (error) {
+    if (errnoOf(error) === "ENOTDIR") {
+      throw new FreshfsError(
+        "NOT_A_DIRECTORY",
+        `apply_patch: cannot write ${shown}: a part of its directory path is a file, not a directory. Nothing was changed.`,
+        { path, cause: error },
+      );
+    }
+    throw fromFsError(error, "write", shown);
+  }
 }
 
 function alreadyExists(shown: string, lexical: string, line: number, what: string): FreshfsError {
@@ -268,7 +256,7 @@ async function check(context: ToolContext, plan: Planned, warnings: string[]): P
   };
   if (op.kind === "add") {
     const target = plan.target as ConfinedPath;
-    if (exists(target.lexical) || exists(target.real)) {
+    if (exists(target.lexical, plan.shown) || exists(target.real, plan.shown)) {
       throw alreadyExists(plan.shown, target.lexical, op.line, "adds");
     }
     note(await checkGuard(context, target));
@@ -303,8 +291,6 @@ async function check(context: ToolContext, plan: Planned, warnings: string[]): P
         plan.before = decoded.text;
         plan.removedLines = splitLines(decoded.text).length;
       }
-    } else {
-      plan.link = readlinkSync(removed.entry);
     }
     plan.snapshot = snapshot;
     return;
@@ -321,16 +307,24 @@ async function check(context: ToolContext, plan: Planned, warnings: string[]): P
   }
   note(await checkGuard(context, source));
   assertBasedOnRead(context, source, current);
-  const decoded = editableText(current.bytes, sourceShown);
-  const patched = applyChunks(decoded.text, op.chunks, sourceShown, isCodeFile(source.lexical));
   if (plan.removed) {
     const target = plan.target as ConfinedPath;
-    if (exists(target.lexical) || exists(target.real)) {
+    if (exists(target.lexical, plan.shown) || exists(target.real, plan.shown)) {
       throw alreadyExists(plan.shown, target.lexical, op.line, "moves a file to");
     }
     note(await checkGuard(context, target));
   }
   plan.current = current;
+  if (op.chunks.length === 0) {
+    // A plain move: the bytes go as they are, whatever they hold.
+    const shownText = isBinary(current.bytes) ? "" : decode(current.bytes).text;
+    plan.before = shownText;
+    plan.after = shownText;
+    plan.bytes = current.bytes;
+    return;
+  }
+  const decoded = editableText(current.bytes, sourceShown);
+  const patched = applyChunks(decoded.text, op.chunks, sourceShown, isCodeFile(source.lexical));
   plan.before = decoded.text;
   plan.after = patched.text;
   plan.bytes = encode(patched.text, decoded);
@@ -354,7 +348,8 @@ function describe(plan: Planned): PatchedFile {
   };
 }
 
-/** Temp files flushed at once: the disk takes several flushes together, and fds stay few. */
+// Temp files flushed at once: the disk takes several flushes together. (Each prepared file
+// keeps its directory open until the patch ends: one descriptor per file written.)
 const PREPARE_AT_ONCE = 8;
 
 function prepare(plan: Planned): Promise<PreparedWrite> {
@@ -363,16 +358,74 @@ function prepare(plan: Planned): Promise<PreparedWrite> {
     mode: plan.current?.mode,
     owner: replacing ? plan.current?.owner : undefined,
     exclusive: !replacing,
+    keepOld: replacing ? plan.current?.bytes : undefined,
   });
 }
 
-/** An undo for one step that landed: synchronous, best effort, in reverse order. */
-type Undo = { readonly shown: string; readonly run: () => void };
+/**
+ * A name a patch removes (a delete, a move's source), through its directory held open: first
+ * renamed to a hidden temp name beside it, so that a later step's failure can rename it back
+ * (the very file, or link, whatever its size), and unlinked once every step has landed.
+ */
+class Removal {
+  readonly #held: HeldDirectory;
+  readonly #name: string;
+  readonly #aside: string;
+  #moved = false;
+
+  constructor(entry: string, shown: string) {
+    this.#held = HeldDirectory.open(dirname(entry), shown);
+    this.#name = this.#held.entry(basename(entry));
+    this.#aside = this.#held.entry(tempNameFor(basename(entry)));
+  }
+
+  get entry(): string {
+    return this.#name;
+  }
+
+  stage(): void {
+    renameSync(this.#name, this.#aside);
+    this.#moved = true;
+  }
+
+  revert(): void {
+    if (!this.#moved) return;
+    renameSync(this.#aside, this.#name);
+    this.#moved = false;
+  }
+
+  /** Unlinks the staged name (when every step landed) and lets the directory go. */
+  close(landed: boolean): void {
+    try {
+      if (landed && this.#moved) unlinkSync(this.#aside);
+    } catch {
+      // Gone already: nothing is left to remove.
+    } finally {
+      this.#held.close();
+    }
+  }
+}
+
+/** Where each step failed and what it put back, for the one error the patch reports. */
+function stepFailed(error: unknown, plan: Planned, lost: readonly string[]): FreshfsError {
+  const failure =
+    error instanceof FreshfsError
+      ? error
+      : fromFsError(error, "write", plan.fromShown ?? plan.shown);
+  const back =
+    lost.length === 0
+      ? "what had been written was put back, so nothing was changed"
+      : `${lost.join(", ")} could not be put back: check ${lost.length === 1 ? "it" : "them"}`;
+  return new FreshfsError(failure.code, `apply_patch: ${failure.message} (${back}.)`, {
+    path: failure.path,
+    cause: error,
+  });
+}
 
 /**
  * Writes the patch: temp files flushed for every file written, the guard asked once more for
- * each, then, synchronously, every file checked against the bytes the patch was computed from
- * and every rename and unlink made back to back. A step that fails puts back what landed.
+ * each, then, synchronously, every directory and file checked against what the patch was
+ * computed from, and every rename made back to back. A step that fails puts back what landed.
  */
 async function commit(
   context: ToolContext,
@@ -380,6 +433,8 @@ async function commit(
   warnings: string[],
 ): Promise<void> {
   const prepared: { plan: Planned; write: PreparedWrite }[] = [];
+  const removals: { plan: Planned; removal: Removal }[] = [];
+  let landed = false;
   try {
     const writes: Planned[] = [];
     for (const plan of plans) {
@@ -393,7 +448,7 @@ async function commit(
         } catch (error) {
           throw fromFsError(error, "write", plan.shown);
         }
-      } else if (!exists(dirname(target.real))) {
+      } else if (!exists(dirname(target.real), plan.shown)) {
         await makeParents(target.real, plan.shown);
       }
       writes.push(plan);
@@ -413,17 +468,6 @@ async function commit(
       if (failure !== undefined) throw failure;
     }
     for (const plan of plans) {
-      for (const path of [plan.target, plan.removed]) {
-        if (!path) continue;
-        const directory = dirname(path.real);
-        if (realpathSync.native(directory) !== directory) {
-          throw new FreshfsError(
-            "STALE",
-            `apply_patch: the directory of ${plan.shown} changed (a symbolic link was put on its way) while the patch was being written; nothing was changed. Check the path, then retry.`,
-            { path: path.lexical },
-          );
-        }
-      }
       const guarded =
         plan.op.kind === "delete"
           ? plan.snapshot && !plan.snapshot.stats.isSymbolicLink()
@@ -436,9 +480,22 @@ async function commit(
         }
       }
     }
-    landAll(plans, prepared);
+    // Nothing awaited from here to the last rename.
+    for (const plan of plans) {
+      if (plan.target) assertDirectory(dirname(plan.target.real), plan, plan.target.lexical);
+      if (plan.removed) {
+        assertDirectory(dirname(plan.removed.entry), plan, plan.removed.lexical);
+        removals.push({
+          plan,
+          removal: new Removal(plan.removed.entry, plan.fromShown ?? plan.shown),
+        });
+      }
+    }
+    landAll(plans, prepared, removals);
+    landed = true;
   } finally {
     for (const { write } of prepared) write.close();
+    for (const { removal } of removals) removal.close(landed);
   }
   for (const plan of plans) {
     if (plan.target && plan.bytes) {
@@ -455,6 +512,23 @@ async function commit(
   }
 }
 
+/** The directory was resolved when its path was confined; a link put on the way since is refused. */
+function assertDirectory(directory: string, plan: Planned, lexical: string): void {
+  let now: string;
+  try {
+    now = realpathSync.native(directory);
+  } catch (error) {
+    throw fromFsError(error, "write", plan.shown);
+  }
+  if (now !== directory) {
+    throw new FreshfsError(
+      "STALE",
+      `apply_patch: the directory of ${plan.shown} changed (a symbolic link was put on its way) while the patch was being written; nothing was changed. Check the path, then retry.`,
+      { path: lexical },
+    );
+  }
+}
+
 function changedMeanwhile(shown: string, lexical: string): FreshfsError {
   return new FreshfsError(
     "STALE",
@@ -465,46 +539,40 @@ function changedMeanwhile(shown: string, lexical: string): FreshfsError {
 
 /**
  * The synchronous part: nothing awaited between the last look at every file and the last
- * rename, so a writer outside freshfs has only this window, as for a single edit.
+ * rename, so a writer outside freshfs has only this window, as for a single edit. Every step
+ * goes through a directory held open; one that fails undoes, in reverse, those that landed.
  */
 function landAll(
   plans: readonly Planned[],
   prepared: readonly { plan: Planned; write: PreparedWrite }[],
+  removals: readonly { plan: Planned; removal: Removal }[],
 ): void {
   for (const plan of plans) {
     if (plan.current?.exists) {
       const source = plan.removed ?? (plan.target as ConfinedPath);
-      if (!sameBytes(source.real, plan.current.bytes))
+      if (!sameBytes(source.real, plan.current.bytes)) {
         throw changedMeanwhile(plan.fromShown ?? plan.shown, source.lexical);
-    }
-    if (plan.snapshot && plan.removed && !entryUnchanged(plan.removed.entry, plan.snapshot)) {
-      throw changedMeanwhile(plan.shown, plan.removed.lexical);
+      }
     }
   }
-  const undos: Undo[] = [];
+  for (const { plan, removal } of removals) {
+    // Through the directory held open, as the rename that removes it will go.
+    if (plan.snapshot && !entryUnchanged(removal.entry, plan.snapshot)) {
+      throw changedMeanwhile(plan.shown, (plan.removed as ConfinedPath).lexical);
+    }
+  }
+  const undos: { readonly shown: string; readonly run: () => void }[] = [];
+  let step: Planned | undefined;
   try {
     for (const { plan, write } of prepared) {
-      const target = plan.target as ConfinedPath;
+      step = plan;
       write.commit();
-      const old =
-        plan.op.kind === "update" && plan.op.moveTo === undefined ? plan.current : undefined;
-      undos.push({
-        shown: plan.shown,
-        run: old ? () => restore(target.real, old) : () => unlinkSync(target.real),
-      });
+      undos.push({ shown: plan.shown, run: () => write.revert() });
     }
-    for (const plan of plans) {
-      const removed = plan.removed;
-      if (!removed) continue;
-      const shown = plan.fromShown ?? plan.shown;
-      const bytes = plan.current?.bytes ?? plan.snapshot?.bytes;
-      const link = plan.link;
-      const mode =
-        plan.current?.mode ??
-        (plan.snapshot ? Number(plan.snapshot.stats.mode & 0o7777n) : undefined);
-      unlinkEntry(removed.entry, shown);
-      if (link !== undefined) undos.push({ shown, run: () => symlinkSync(link, removed.entry) });
-      else if (bytes) undos.push({ shown, run: () => writeBack(removed.entry, bytes, mode, true) });
+    for (const { plan, removal } of removals) {
+      step = plan;
+      removal.stage();
+      undos.push({ shown: plan.fromShown ?? plan.shown, run: () => removal.revert() });
     }
   } catch (error) {
     const lost: string[] = [];
@@ -515,59 +583,16 @@ function landAll(
         lost.push(undo.shown);
       }
     }
-    const cause = error instanceof FreshfsError ? error.message : (error as Error).message;
-    throw new FreshfsError(
-      error instanceof FreshfsError ? error.code : "IO_ERROR",
-      lost.length === 0
-        ? `apply_patch: writing the patch failed (${cause}); what had been written was put back, so nothing was changed.`
-        : `apply_patch: writing the patch failed (${cause}), and ${lost.join(", ")} could not be put back: check ${lost.length === 1 ? "it" : "them"}.`,
-      { cause: error },
-    );
+    throw stepFailed(error, step as Planned, lost);
   }
 }
 
+/** The file's bytes, read through its directory held open and not through a final link. */
 function sameBytes(path: string, bytes: Buffer): boolean {
   try {
     return readConfined(path).equals(bytes);
   } catch {
     return false;
-  }
-}
-
-function unlinkEntry(entry: string, shown: string): void {
-  const held = HeldDirectory.open(dirname(entry), shown);
-  try {
-    unlinkSync(held.entry(basename(entry)));
-  } catch (error) {
-    throw fromFsError(error, "delete", shown);
-  } finally {
-    held.close();
-  }
-}
-
-/** Puts an updated file's old bytes back (synchronously: an undo runs inside the sync part). */
-function restore(path: string, old: Current): void {
-  writeBack(path, old.bytes, old.mode, false);
-}
-
-/** Writes `bytes` to `path` through a temp file: renamed over it, or (`exclusive`) linked in. */
-function writeBack(
-  path: string,
-  bytes: Buffer,
-  mode: number | undefined,
-  exclusive: boolean,
-): void {
-  const temp = join(dirname(path), tempNameFor(basename(path)));
-  writeFileSync(temp, bytes, { mode: mode ?? 0o666, flag: "w" });
-  try {
-    if (exclusive) linkSync(temp, path);
-    else renameSync(temp, path);
-  } finally {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Renamed away: nothing to remove.
-    }
   }
 }
 

@@ -3,7 +3,15 @@
  * file's mode, then renamed over the target, so a reader (or a crash) sees the old bytes or
  * the new ones, never a mix. Depends on `errors`.
  */
-import { linkSync, lstatSync, readdirSync, renameSync, unlinkSync } from "node:fs";
+import {
+  chmodSync,
+  linkSync,
+  lstatSync,
+  readdirSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { errnoOf, fromFsError } from "../errors.js";
@@ -61,34 +69,52 @@ export async function writeAtomic(
 export interface PreparedWrite {
   /** The rename (or, `exclusive`, the link) that makes the new bytes the file's. Synchronous. */
   commit(): void;
-  /** Removes the temp file unless committed, and lets the directory go. Idempotent. */
+  /**
+   * Undoes the commit, through the directory held open: a new file is removed; a replaced one
+   * comes back (`keepOld`), the very file (inode, owner, mode) where a hard link to it could be
+   * kept, else its bytes and mode. Synchronous.
+   */
+  revert(): void;
+  /** Removes the temp file (and a kept old file) unless still needed; lets the directory go. */
   close(): void;
+}
+
+export interface PrepareOptions extends Pick<AtomicWriteOptions, "mode" | "owner" | "exclusive"> {
+  /** The bytes being replaced: `commit` keeps the old file aside so `revert` can put it back. */
+  keepOld?: Buffer | undefined;
 }
 
 /** Flushes `bytes` to a temp file beside `target` with the target's mode and owner. */
 export async function prepareAtomic(
   target: string,
   bytes: Uint8Array,
-  options: Pick<AtomicWriteOptions, "mode" | "owner" | "exclusive"> = {},
+  options: PrepareOptions = {},
 ): Promise<PreparedWrite> {
   // Every step goes through the directory held open: one swapped for a link meanwhile can
   // neither receive the temp file nor the rename.
   const held = HeldDirectory.open(dirname(target), target);
   // Hidden, and marked as freshfs's own (`.name.freshfs-<random>.tmp`), so one left behind by a
   // killed process is recognizable; listings never show it (`io/names`).
-  const temp = held.entry(tempNameFor(basename(target)));
+  const name = basename(target);
+  const temp = held.entry(tempNameFor(name));
+  const final = held.entry(name);
   let committed = false;
   let closed = false;
+  /** The replaced file, kept under a temp name by a hard link until `close`. */
+  let kept: string | undefined;
+  const remove = (path: string) => {
+    try {
+      unlinkSync(path);
+    } catch {
+      // Never created, or renamed away: nothing to remove.
+    }
+  };
   const close = () => {
     if (closed) return;
     closed = true;
-    if (!committed) {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // Never created, or renamed away: nothing to remove.
-      }
-    }
+    // An exclusive commit leaves the temp name as a second link to the file.
+    if (!committed || options.exclusive) remove(temp);
+    if (kept !== undefined) remove(kept);
     held.close();
   };
   try {
@@ -114,14 +140,36 @@ export async function prepareAtomic(
   }
   return {
     commit: () => {
-      const final = held.entry(basename(target));
       if (options.exclusive) {
-        // The temp name stays a second link to the file: `close` removes it.
         commitExclusive(temp, final);
       } else {
+        if (options.keepOld) {
+          const aside = held.entry(tempNameFor(name));
+          try {
+            linkSync(final, aside);
+            kept = aside;
+          } catch {
+            // No hard links here: `revert` writes the old bytes back instead.
+          }
+        }
         renameSync(temp, final);
-        committed = true;
       }
+      committed = true;
+    },
+    revert: () => {
+      if (!committed) return;
+      if (options.exclusive) {
+        unlinkSync(final);
+      } else if (kept !== undefined) {
+        renameSync(kept, final);
+        kept = undefined;
+      } else if (options.keepOld) {
+        const back = held.entry(tempNameFor(name));
+        writeFileSync(back, options.keepOld, { flag: "wx", mode: options.mode ?? 0o666 });
+        if (options.mode !== undefined) chmodSync(back, options.mode);
+        renameSync(back, final);
+      }
+      committed = false;
     },
     close,
   };

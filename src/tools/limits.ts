@@ -43,6 +43,11 @@ export const AMBIGUOUS_LINES_SHOWN = 10;
 export const GREP_TIMEOUT_MS = 30_000;
 /** Entries `list` shows when no `limit` is given; a tree is cut level by level past it. */
 export const LIST_DEFAULT_LIMIT = 1000;
+/**
+ * The most entries one `list` may ask for: each shown entry costs an `lstat`, and the 256 KiB
+ * cap holds a few thousand lines anyway.
+ */
+export const LIST_MAX_LIMIT = 10_000;
 /** The deepest tree `list` draws (`depth`). */
 export const LIST_MAX_DEPTH = 32;
 /** Most files one `read_many` call reads. */

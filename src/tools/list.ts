@@ -18,7 +18,7 @@ import type { ScanEntry } from "../scan/walk.js";
 import { searchListing } from "../search/listing.js";
 import { Args } from "./args.js";
 import type { CallOptions, ToolContext } from "./commit.js";
-import { LIST_DEFAULT_LIMIT, LIST_MAX_DEPTH, MAX_RESULT_BYTES } from "./limits.js";
+import { LIST_DEFAULT_LIMIT, LIST_MAX_DEPTH, LIST_MAX_LIMIT, MAX_RESULT_BYTES } from "./limits.js";
 import { fitting, NOTES_RESERVE_BYTES } from "./output.js";
 
 export type ListSort = "kind" | "name" | "mtime" | "size";
@@ -36,7 +36,7 @@ export interface ListParams {
   gitignore?: boolean | string;
   /** `kind` (directories first, then by name), `name`, `mtime` (newest first) or `size` (largest first). @default "kind" */
   sort?: ListSort | string;
-  /** Most entries shown. @default 1000 */
+  /** Most entries shown (at most 10,000). @default 1000 */
   limit?: number | string;
   dir_path?: string;
   directory?: string;
@@ -339,7 +339,7 @@ export async function listTool(
   const args = new Args("list", input);
   const path = args.string("path", ["dir_path", "directory"]);
   const depth = args.integer("depth", [], { min: 1, max: LIST_MAX_DEPTH }) ?? 1;
-  const limit = args.integer("limit", [], { min: 1 }) ?? LIST_DEFAULT_LIMIT;
+  const limit = args.integer("limit", [], { min: 1, max: LIST_MAX_LIMIT }) ?? LIST_DEFAULT_LIMIT;
   const hidden = args.boolean("hidden") ?? false;
   const useGitignore = args.boolean("gitignore") ?? true;
   const sort = args.choice("sort", ["kind", "name", "mtime", "size"]) ?? "kind";

@@ -145,7 +145,18 @@ export async function pdfText(
         timedOut = true;
         break;
       }
-      const content = await (await document.getPage(page)).getTextContent();
+      let content: Awaited<
+        ReturnType<Awaited<ReturnType<typeof document.getPage>>["getTextContent"]>
+      >;
+      try {
+        content = await (await document.getPage(page)).getTextContent();
+      } catch (error) {
+        throw new FreshfsError(
+          "BINARY",
+          `${shown} is a PDF whose page ${page} cannot be read (${(error as Error).message}).`,
+          { cause: error },
+        );
+      }
       let text = "";
       for (const item of content.items) {
         if (!("str" in item)) continue;

@@ -5,7 +5,7 @@
  */
 import { type BigIntStats, lstatSync, realpathSync, rmdirSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { invalidateFsScanAfterWrite } from "../scan/cache.js";
 import { describeNonFile } from "../state/snapshot.js";
@@ -88,11 +88,14 @@ export async function mkdirTool(
       );
     }
     invalidateFsScanAfterWrite(target.real);
-    const made = first === undefined ? shown : context.roots.display(first);
+    // As the model named it: the path given, less the parts that were there already.
+    const firstGiven =
+      first === undefined ? undefined : join(target.lexical, relative(target.real, first));
+    const made = firstGiven === undefined ? shown : context.roots.display(firstGiven);
     return {
       path: target.lexical,
       created: true,
-      firstCreated: first,
+      firstCreated: firstGiven,
       text:
         first === undefined || first === target.real
           ? `Created the directory ${shown}.`

@@ -25,7 +25,7 @@ import { FreshfsError } from "../errors.js";
 import { explainMiss } from "./match.js";
 import { cutLine } from "./output.js";
 import { normalizeIntroducedQuotes, normalizeQuotes } from "./quotes.js";
-import { endsWithLineBreak, lineEndingOf, splitLines } from "./text.js";
+import { endsWithLineBreak, lineEndingOf } from "./text.js";
 
 export interface PatchLine {
   readonly op: " " | "-" | "+";
@@ -78,6 +78,18 @@ function isOperationHeader(line: string): boolean {
     trimmed.startsWith(UPDATE) ||
     trimmed === END
   );
+}
+
+/**
+ * The line an `@@` header names, or undefined for a bare one. A unified diff's header
+ * (`@@ -12,4 +12,5 @@ def run():`), which models write too, names no line by its numbers: what
+ * follows them (git's function context) is the line, if anything.
+ */
+function contextOf(header: string): string | undefined {
+  if (header === "@@") return undefined;
+  const unified = /^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@\s*(.*)$/.exec(header);
+  if (unified) return unified[1] === "" ? undefined : unified[1];
+  return header.slice(header.startsWith("@@ ") ? 3 : 2);
 }
 
 /** The patch's lines, a heredoc wrapper removed (`<<'EOF'` ... `EOF`, as a shell call is written). */
@@ -161,8 +173,7 @@ export function parsePatch(input: string): PatchOperation[] {
         let context: string | undefined;
         const chunkStart = at;
         if (current.trim().startsWith("@@")) {
-          const header = current.trim();
-          context = header === "@@" ? undefined : header.slice(header.startsWith("@@ ") ? 3 : 2);
+          context = contextOf(current.trim());
           at++;
         } else if (chunks.length > 0 || !/^[ +-]/.test(current)) {
           throw invalid(
@@ -171,10 +182,12 @@ export function parsePatch(input: string): PatchOperation[] {
         }
         const body: PatchLine[] = [];
         let endOfFile = false;
+        // As Codex reads a hunk: a line's first character decides, so a context line that
+        // holds `@@` or `*** End of File` of its own is context; any other line ends the hunk
+        // (the next `@@`, the next operation, or a mistake the loop above names).
         while (at < last) {
           const text = lines[at] as string;
-          if (isOperationHeader(text) || text.trim().startsWith("@@")) break;
-          if (text.trim() === END_OF_FILE) {
+          if (text.trimEnd() === END_OF_FILE) {
             endOfFile = true;
             at++;
             break;
@@ -182,11 +195,11 @@ export function parsePatch(input: string): PatchOperation[] {
           const op = text[0];
           if (text === "") body.push({ op: " ", text: "" });
           else if (op === " " || op === "-" || op === "+") body.push({ op, text: text.slice(1) });
-          else {
+          else if (body.length === 0) {
             throw invalid(
               `line ${lineNo(at)}: ${JSON.stringify(cutLine(text))} in hunk ${chunks.length + 1} of ${path} starts with neither ' ' (context), '-' (removed) nor '+' (added).`,
             );
-          }
+          } else break;
           at++;
         }
         if (body.length === 0) {
@@ -299,6 +312,7 @@ const SHOWN_OLD_LINES = 10;
 
 function noMatch(
   text: string,
+  lines: readonly string[],
   old: readonly string[],
   hunk: number,
   chunk: PatchChunk,
@@ -311,21 +325,25 @@ function noMatch(
   const parts = [
     `apply_patch: hunk ${hunk} of ${shown} (patch line ${chunk.line}) does not match the file: its context and removed lines were not found${where}${chunk.endOfFile ? " at the end of the file" : ""}:\n${listed.join("\n")}`,
   ];
-  const miss = explainMiss(text, old.join("\n"));
   // edit's hint (the text is there with other whitespace) is about a substring; a hunk's lines
-  // are whole lines, so what can be said is that one differs only in its indentation.
-  const lines = splitLines(text);
-  for (const wanted of old) {
-    const trimmed = wanted.trim();
-    if (trimmed === "") continue;
-    const at = lines.findIndex((line) => line !== wanted && plain(line).trim() === plain(trimmed));
-    if (at !== -1) {
+  // are whole lines, so what can be said is that one differs only in its indentation. One pass
+  // over the file, whatever the hunk's length.
+  const wanted = new Map<string, string>();
+  for (const line of old) {
+    const key = plain(line).trim();
+    if (key !== "" && !wanted.has(key)) wanted.set(key, line);
+  }
+  for (let at = 0; at < lines.length && wanted.size > 0; at++) {
+    const line = lines[at] as string;
+    const given = wanted.get(plain(line).trim());
+    if (given !== undefined && given !== line) {
       parts.push(
-        `Line ${at + 1} of the file is ${JSON.stringify(cutLine(lines[at] as string))}: the same text with other indentation. A hunk's lines must keep the file's indentation.`,
+        `Line ${at + 1} of the file is ${JSON.stringify(cutLine(line))}: the same text with other indentation. A hunk's lines must keep the file's indentation.`,
       );
       break;
     }
   }
+  const miss = explainMiss(text, old.join("\n"));
   if (miss.candidates.length > 0) {
     parts.push(
       `The closest lines are:\n${miss.candidates.map((c) => `${String(c.line).padStart(6)}\t${cutLine(c.text)}`).join("\n")}`,
@@ -350,15 +368,19 @@ export function applyChunks(
   shown: string,
   code: boolean,
 ): PatchedText {
-  const lines = splitLines(text);
+  const items = linesOf(text);
+  const lines = items.map((item) => item.text);
   const file = new Keyed(lines);
   const ending = lineEndingOf(text);
-  const replacements: { start: number; count: number; lines: string[] }[] = [];
+  const replacements: { start: number; count: number; lines: Line[] }[] = [];
   let cursor = 0;
   let matchedBy: PatchMatch = "exact";
   let added = 0;
   let removed = 0;
-  const spell = (line: string) => (code ? normalizeIntroducedQuotes(line, text) : line);
+  const spell = (line: string): Line => ({
+    text: code ? normalizeIntroducedQuotes(line, text) : line,
+    eol: ending,
+  });
   chunks.forEach((chunk, index) => {
     const hunk = index + 1;
     if (chunk.context !== undefined) {
@@ -379,9 +401,9 @@ export function applyChunks(
       list.filter((l) => l.op !== "+").map((l) => l.text);
     let old = oldOf(ops);
     if (old.length === 0) {
-      // Only added lines: after the `@@` line, or else at the end of the file, where Codex puts
-      // them (the next hunk is still looked for from here).
-      const at = chunk.context !== undefined ? cursor : lines.length;
+      // Only added lines: right after the `@@` line; without one (or with `*** End of File`),
+      // at the end of the file, where Codex puts them. The next hunk is looked for from here.
+      const at = chunk.context !== undefined && !chunk.endOfFile ? cursor : lines.length;
       const fresh = ops.map((l) => spell(l.text));
       replacements.push({ start: at, count: 0, lines: fresh });
       added += fresh.length;
@@ -404,12 +426,12 @@ export function applyChunks(
         found = retry;
       }
     }
-    if (!found) throw noMatch(text, old, hunk, chunk, shown, cursor);
+    if (!found) throw noMatch(text, lines, old, hunk, chunk, shown, cursor);
     matchedBy = LOOSER(matchedBy, found.level);
-    const next: string[] = [];
+    const next: Line[] = [];
     let at = found.index;
     for (const line of ops) {
-      if (line.op === " ") next.push(lines[at++] as string);
+      if (line.op === " ") next.push(items[at++] as Line);
       else if (line.op === "-") {
         at++;
         removed++;
@@ -423,20 +445,41 @@ export function applyChunks(
   });
   // An addition at the end of the file may come before hunks further up (Codex's order).
   replacements.sort((a, b) => a.start - b.start);
-  const out = [...lines];
+  const out = [...items];
   for (let k = replacements.length - 1; k >= 0; k--) {
     const r = replacements[k] as (typeof replacements)[number];
     out.splice(r.start, r.count, ...r.lines);
   }
-  // The file's trailing-newline state is kept; an empty file given lines ends with one.
+  // Each kept line keeps its own line ending (a mixed file stays mixed); a line that was last
+  // and is not now gets the file's; the file's trailing-newline state is kept, and an empty
+  // file given lines ends with one.
   const trailing = text === "" || endsWithLineBreak(text);
-  const joined = out.join(ending);
-  return {
-    text: out.length === 0 ? "" : trailing ? joined + ending : joined,
-    matchedBy,
-    added,
-    removed,
-  };
+  let joined = "";
+  out.forEach((item, k) => {
+    const last = k === out.length - 1;
+    const eol = last ? (trailing ? item.eol || ending : "") : item.eol || ending;
+    joined += item.text + eol;
+  });
+  return { text: joined, matchedBy, added, removed };
+}
+
+/** A line of a file and the line break that ends it ("" for a last line without one). */
+interface Line {
+  readonly text: string;
+  readonly eol: string;
+}
+
+/** Lines as `read` numbers them (`\r\n`, `\n` or a lone `\r` ends one), each with its break. */
+function linesOf(text: string): Line[] {
+  const out: Line[] = [];
+  const breaks = /\r\n|\r|\n/g;
+  let at = 0;
+  for (let found = breaks.exec(text); found; found = breaks.exec(text)) {
+    out.push({ text: text.slice(at, found.index), eol: found[0] });
+    at = found.index + found[0].length;
+  }
+  if (at < text.length) out.push({ text: text.slice(at), eol: "" });
+  return out;
 }
 
 /** An added file's text: its lines, each ending with a newline (as Codex writes it). */

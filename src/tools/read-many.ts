@@ -76,39 +76,51 @@ export async function readManyTool(
   let tail = paths.reduce((sum, path) => sum + noteCost(path), 0);
   let textLeft = MAX_RESULT_BYTES - NOTES_BYTES;
   let imageLeft = MAX_IMAGE_BYTES;
-  for (const path of paths) {
-    if (call.signal?.aborted) throw new FreshfsError("ABORTED", "read_many was cancelled.");
-    const header = headerOf(path);
-    tail -= noteCost(path);
-    textLeft -= Buffer.byteLength(header) + 2;
-    const room = textLeft - tail;
-    if (room < MIN_FILE_BUDGET) {
-      files.push({ path, result: undefined, error: { code: "SKIPPED", message: skipped } });
-      blocks.push(`${header}\n(${skipped})`);
-      textLeft -= Buffer.byteLength(skipped) + 2;
-      continue;
+  try {
+    for (const path of paths) {
+      if (call.signal?.aborted) throw new FreshfsError("ABORTED", "read_many was cancelled.");
+      const header = headerOf(path);
+      tail -= noteCost(path);
+      textLeft -= Buffer.byteLength(header) + 2;
+      const room = textLeft - tail;
+      if (room < MIN_FILE_BUDGET) {
+        files.push({ path, result: undefined, error: { code: "SKIPPED", message: skipped } });
+        blocks.push(`${header}\n(${skipped})`);
+        textLeft -= Buffer.byteLength(skipped) + 2;
+        continue;
+      }
+      try {
+        const params = {
+          file_path: path,
+          ...(offset === undefined ? {} : { offset }),
+          ...(limit === undefined ? {} : { limit }),
+        };
+        const result = await readTool(context, params, call, {
+          textBytes: room - 1024,
+          imageBytes: imageLeft,
+        });
+        textLeft -= Buffer.byteLength(result.text);
+        if (result.image) imageLeft -= result.image.data.length;
+        files.push({ path, result, error: undefined });
+        blocks.push(`${header}\n${result.text}`);
+      } catch (error) {
+        if (!(error instanceof FreshfsError) || error.code === "ABORTED") throw error;
+        const shown = `(${error.message} (${error.code}))`;
+        textLeft -= Buffer.byteLength(shown);
+        files.push({
+          path,
+          result: undefined,
+          error: { code: error.code, message: error.message },
+        });
+        blocks.push(`${header}\n${shown}`);
+      }
     }
-    try {
-      const params = {
-        file_path: path,
-        ...(offset === undefined ? {} : { offset }),
-        ...(limit === undefined ? {} : { limit }),
-      };
-      const result = await readTool(context, params, call, {
-        textBytes: room - 1024,
-        imageBytes: imageLeft,
-      });
-      textLeft -= Buffer.byteLength(result.text);
-      if (result.image) imageLeft -= result.image.data.length;
-      files.push({ path, result, error: undefined });
-      blocks.push(`${header}\n${result.text}`);
-    } catch (error) {
-      if (!(error instanceof FreshfsError) || error.code === "ABORTED") throw error;
-      const shown = `(${error.message} (${error.code}))`;
-      textLeft -= Buffer.byteLength(shown);
-      files.push({ path, result: undefined, error: { code: error.code, message: error.message } });
-      blocks.push(`${header}\n${shown}`);
-    }
+  } catch (error) {
+    // The call ends without its answer (cancelled, or a failure no file's place can hold):
+    // the files read so far were never shown, so their records go (failing closed: an earlier
+    // read of one of them must be made again).
+    for (const file of files) if (file.result) context.tracker.forget(file.result.path);
+    throw error;
   }
   const read = files.filter((file) => file.result).length;
   return { files, read, failed: files.length - read, text: blocks.join("\n\n") };

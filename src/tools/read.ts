@@ -153,7 +153,10 @@ export async function readTool(
   }
   const image = imageOf(bytes);
   if (image) return readImage(context, target, shown, bytes, image, budget);
-  if (isPdf(bytes)) return readPdf(context, target, shown, bytes, pages, budget, call);
+  if (isPdf(bytes)) {
+    const pdf = await readPdf(context, target, shown, bytes, pages, budget, call);
+    if (pdf) return pdf;
+  }
   if (isBinary(bytes)) {
     // Not shown, but looked at: recorded as a full read, so that under `strict` the model can
     // still delete, move or replace the file (a change after now is caught as for any file).
@@ -323,7 +326,10 @@ function pageRange(given: string | undefined): { first: number; last: number } |
   return { first, last };
 }
 
-/** A PDF's text, page by page, bounded like any read; recorded as a full read of its bytes. */
+/**
+ * A PDF's text, page by page, bounded like any read; recorded as a full read of its bytes.
+ * Undefined for a file pdf.js cannot open that is text all the same: it is read as text.
+ */
 async function readPdf(
   context: ToolContext,
   target: ConfinedPath,
@@ -332,13 +338,17 @@ async function readPdf(
   asked: { first: number; last: number } | undefined,
   budget: ReadBudget,
   call: CallOptions,
-): Promise<ReadResult> {
+): Promise<ReadResult | undefined> {
   const range = asked ?? { first: 1, last: PDF_MAX_PAGES };
   const deadline = performance.now() + GREP_TIMEOUT_MS;
   let pdf: Awaited<ReturnType<typeof pdfText>>;
   try {
     pdf = await pdfText(bytes, range.first, range.last, shown, deadline, call.signal);
   } catch (error) {
+    // A text file that only starts like a PDF (a hand-written fixture) is read as text.
+    if (error instanceof FreshfsError && error.code === "BINARY" && !isBinary(bytes)) {
+      return undefined;
+    }
     // Looked at, as a binary file is: recorded, so that it can still be deleted or replaced.
     if (error instanceof FreshfsError && error.code === "BINARY") {
       await context.tracker.recordRead(target.lexical, { content: bytes });

@@ -28,7 +28,10 @@ export type ReadState = "fresh" | "partial" | "stale" | "not_read";
 
 export interface StatResult {
   readonly path: string;
-  /** The kind of what the path leads to (a link is followed; `symlink` says it was one). */
+  /**
+   * The kind of what the path leads to (a link is followed; `symlink` says it was one); a link
+   * that leads nowhere is `symlink` itself.
+   */
   readonly kind: EntryKind;
   /** The path itself is a symbolic link: its target as written. */
   readonly symlink: string | undefined;
@@ -109,7 +112,14 @@ export async function statTool(context: ToolContext, input: StatParams): Promise
   try {
     const own = await lstat(target.lexical, { bigint: true });
     if (own.isSymbolicLink()) symlink = readlinkSync(target.lexical);
-    stats = await stat(target.real, { bigint: true });
+    // A link that leads nowhere is itself what is there (list shows it too).
+    stats =
+      symlink === undefined
+        ? own
+        : await stat(target.real, { bigint: true }).catch((error: unknown) => {
+            if (isGone(error)) return own;
+            throw error;
+          });
   } catch (error) {
     if (isGone(error)) {
       throw new FreshfsError("NOT_FOUND", `${shown} does not exist.`, {
