@@ -286,7 +286,8 @@ async function check(context: ToolContext, plan: Planned, warnings: string[]): P
     if (!snapshot.stats.isSymbolicLink()) {
       note(await checkGuard(context, removed));
       assertBytesRead(context, removed.lexical, snapshot.bytes, plan.shown);
-      if (snapshot.bytes) {
+      // The diff shows a text file's lines going; a binary file's bytes are no lines.
+      if (snapshot.bytes && !isBinary(snapshot.bytes)) {
         const decoded = decode(snapshot.bytes);
         plan.before = decoded.text;
         plan.removedLines = splitLines(decoded.text).length;
