@@ -57,6 +57,17 @@ export async function benchTools(options: ToolsOptions): Promise<SuiteResult> {
   }
 }
 
+/** The floor of a safe edit: read, replace, temp file, `datasync`, rename. */
+async function safeWrite(dir: string, file: string, { from, to }: { from: string; to: string }) {
+  const text = await readFile(file, "utf8");
+  const temp = join(dir, `.floor.${randomBytes(6).toString("hex")}.tmp`);
+  const handle = await open(temp, "wx");
+  await handle.writeFile(text.replace(from, () => to));
+  await handle.datasync();
+  await handle.close();
+  await rename(temp, file);
+}
+
 /** Alternates a line between two values, so every edit changes the file. */
 function swap(i: number): { from: string; to: string } {
   const a = "value: 60 }";
@@ -87,16 +98,7 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
           text.replace(from, () => to),
         );
       },
-      floor: async (i) => {
-        const { from, to } = swap(i);
-        const text = await readFile(floor, "utf8");
-        const temp = join(dir, `.floor.${randomBytes(6).toString("hex")}.tmp`);
-        const handle = await open(temp, "wx");
-        await handle.writeFile(text.replace(from, () => to));
-        await handle.datasync();
-        await handle.close();
-        await rename(temp, floor);
-      },
+      floor: (i) => safeWrite(dir, floor, swap(i)),
     },
     { runs, iterations },
   );
@@ -147,16 +149,7 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
           await ws.edit({ file_path: file, old_string: from, new_string: to });
       },
       floor: async (i) => {
-        const { from, to } = swap(i);
-        for (const file of trioFloor) {
-          const text = await readFile(file, "utf8");
-          const temp = join(dir, `.floor.${randomBytes(6).toString("hex")}.tmp`);
-          const handle = await open(temp, "wx");
-          await handle.writeFile(text.replace(from, () => to));
-          await handle.datasync();
-          await handle.close();
-          await rename(temp, file);
-        }
+        for (const file of trioFloor) await safeWrite(dir, file, swap(i));
       },
     },
     { runs, iterations: Math.max(10, Math.floor(iterations / 3)) },
