@@ -465,6 +465,40 @@ describe("apply_patch: line endings, markers inside hunks, plain moves, links", 
     expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("one\ntwo\nlast\n");
   });
 
+  it("takes added lines followed by a blank line as an addition, skips a unified diff's no-newline marker, and gives a replaced line its own ending", async () => {
+    const { root, ws } = await setUp({
+      "a.py": "def foo():\n    x = 1\n\ny = 2\n",
+      "b.txt": "one\ntwo",
+      "mixed.txt": "a\r\nb\nc\r\n",
+    });
+    await ws.applyPatch({
+      input: [
+        "*** Begin Patch",
+        "*** Update File: a.py",
+        "@@ def foo():",
+        '+    """doc"""',
+        "",
+        "*** Update File: b.txt",
+        "@@",
+        " one",
+        "-two",
+        "\\ No newline at end of file",
+        "+TWO",
+        "\\ No newline at end of file",
+        "*** Update File: mixed.txt",
+        "@@",
+        "-b",
+        "+B",
+        "*** End Patch",
+      ].join("\n"),
+    });
+    expect(readFileSync(join(root, "a.py"), "utf8")).toBe(
+      'def foo():\n    """doc"""\n    x = 1\n\ny = 2\n',
+    );
+    expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("one\nTWO");
+    expect(readFileSync(join(root, "mixed.txt"), "utf8")).toBe("a\r\nB\nc\r\n");
+  });
+
   it("moves a file with no hunks byte for byte, whatever it holds", async () => {
     const { root, ws } = await setUp({});
     const files = {
@@ -542,7 +576,7 @@ describe("apply_patch: a step that fails among the renames", () => {
         for (const f of ["a.txt", "b.txt", "ro/gone.txt"]) await ws.read({ file_path: f });
         try {
           await ws.applyPatch({ input: ${JSON.stringify(
-            "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: b.txt\n@@\n-two\n+TWO\n*** Add File: c.txt\n+three\n*** Delete File: ro/gone.txt\n*** End Patch",
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: b.txt\n@@\n-two\n+TWO\n*** Add File: new/sub/c.txt\n+three\n*** Delete File: ro/gone.txt\n*** End Patch",
           )} });
           console.log("applied");
         } catch (error) {
@@ -553,6 +587,8 @@ describe("apply_patch: a step that fails among the renames", () => {
       expect(run.stderr).toBe("");
       expect(run.stdout).toMatch(/^PERMISSION_DENIED .*gone\.txt.*nothing was changed/s);
       expect(treeOf(root)).toEqual({ "a.txt": "one\n", "b.txt": "two\n", "ro/gone.txt": "gone\n" });
+      // The directories made for the added file went with it.
+      expect(existsSync(join(root, "new"))).toBe(false);
       // The files put back are the files that were there: same inode, same mode.
       expect(lstatSync(join(root, "a.txt")).ino).toBe(before.a);
       expect(lstatSync(join(root, "b.txt")).ino).toBe(before.b);

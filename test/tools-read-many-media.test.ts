@@ -547,3 +547,29 @@ describe("read_many", () => {
     expect(result.text).toContain("(OUTSIDE_ROOT))");
   });
 });
+
+describe("read_many: an answer that is not delivered", () => {
+  it("forgets what it read when the call is cancelled during its last read", async () => {
+    const root = await tempTree({ "a.txt": "alpha\n", "b.txt": "beta\n" });
+    const ws = new Workspace({ roots: root, policy: "strict" });
+    const controller = new AbortController();
+    // One file: its read is under way when the signal fires, and there is no next file whose
+    // turn would notice.
+    const call = ws.readMany({ paths: ["a.txt"] }, { signal: controller.signal });
+    controller.abort();
+    await rejectsWith(call, "ABORTED");
+    await rejectsWith(
+      ws.edit({ file_path: "a.txt", old_string: "alpha", new_string: "x" }),
+      "NOT_READ",
+    );
+    // Two files: the second's turn notices, and the first's record goes too.
+    const again = new AbortController();
+    const both = ws.readMany({ paths: ["a.txt", "b.txt"] }, { signal: again.signal });
+    again.abort();
+    await rejectsWith(both, "ABORTED");
+    await rejectsWith(
+      ws.edit({ file_path: "a.txt", old_string: "alpha", new_string: "x" }),
+      "NOT_READ",
+    );
+  });
+});

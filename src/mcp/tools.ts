@@ -211,7 +211,9 @@ export const TOOLS: readonly ToolSpec[] = [
         z.object({
           path: z.string(),
           result: readOutput.optional(),
-          error: z.object({ code: z.string(), message: z.string() }).optional(),
+          error: z
+            .object({ code: z.string(), message: z.string(), path: z.string().optional() })
+            .optional(),
         }),
       ),
       read: z.number(),

@@ -16,7 +16,7 @@ import { HeldDirectory } from "../io/held.js";
 import { tempNameFor } from "../io/names.js";
 import { invalidateFsScanAfterDelete, invalidateFsScanAfterWrite } from "../scan/cache.js";
 import { Args } from "./args.js";
-import { type PreparedWrite, prepareAtomic, removeLeftTemps } from "./atomic.js";
+import { keepVisible, type PreparedWrite, prepareAtomic, removeLeftTemps } from "./atomic.js";
 import {
   assertBasedOnRead,
   assertBytesRead,
@@ -27,6 +27,7 @@ import {
   entryUnchanged,
   makeParents,
   readCurrent,
+  removeMade,
   snapshotEntry,
   type ToolContext,
   underLocks,
@@ -391,8 +392,16 @@ class Removal {
 
   revert(): void {
     if (!this.#moved) return;
-    renameSync(this.#aside, this.#name);
     this.#moved = false;
+    try {
+      renameSync(this.#aside, this.#name);
+    } catch (error) {
+      throw new FreshfsError(
+        "IO_ERROR",
+        `it could not be put back (${errnoOf(error) ?? String(error)}); it is in ${keepVisible(this.#held, this.#aside, basename(this.#name))}`,
+        { cause: error },
+      );
+    }
   }
 
   /** Unlinks the staged name (when every step landed) and lets the directory go. */
@@ -416,7 +425,7 @@ function stepFailed(error: unknown, plan: Planned, lost: readonly string[]): Fre
   const back =
     lost.length === 0
       ? "what had been written was put back, so nothing was changed"
-      : `${lost.join(", ")} could not be put back: check ${lost.length === 1 ? "it" : "them"}`;
+      : `but not all of it could be put back: ${lost.join("; ")}`;
   return new FreshfsError(failure.code, `apply_patch: ${failure.message} (${back}.)`, {
     path: failure.path,
     cause: error,
@@ -435,6 +444,7 @@ async function commit(
 ): Promise<void> {
   const prepared: { plan: Planned; write: PreparedWrite }[] = [];
   const removals: { plan: Planned; removal: Removal }[] = [];
+  const made: { deepest: string; first: string | undefined }[] = [];
   let landed = false;
   try {
     const writes: Planned[] = [];
@@ -450,7 +460,10 @@ async function commit(
           throw fromFsError(error, "write", plan.shown);
         }
       } else if (!exists(dirname(target.real), plan.shown)) {
-        await makeParents(target.real, plan.shown);
+        made.push({
+          deepest: dirname(target.real),
+          first: await makeParents(target.real, plan.shown),
+        });
       }
       writes.push(plan);
     }
@@ -497,6 +510,8 @@ async function commit(
   } finally {
     for (const { write } of prepared) write.close();
     for (const { removal } of removals) removal.close(landed);
+    // A patch that did not land leaves no directory behind either.
+    if (!landed) for (const { deepest, first } of made.reverse()) removeMade(deepest, first);
   }
   for (const plan of plans) {
     if (plan.target && plan.bytes) {
@@ -580,8 +595,8 @@ function landAll(
     for (const undo of undos.reverse()) {
       try {
         undo.run();
-      } catch {
-        lost.push(undo.shown);
+      } catch (failure) {
+        lost.push(`${undo.shown}: ${failure instanceof Error ? failure.message : String(failure)}`);
       }
     }
     throw stepFailed(error, step as Planned, lost);
@@ -618,7 +633,14 @@ function finish(
   const head = dryRun
     ? "Dry run: the patch applies. Nothing was written; it would change:"
     : "Success. Updated the following files:";
-  const budget = Math.floor((MAX_RESULT_BYTES - NOTES_RESERVE_BYTES) / Math.max(1, files.length));
+  // The summary and the warnings come first; the diffs share what is left.
+  const heading = [head, ...summary].join("\n");
+  const fixed =
+    Buffer.byteLength(heading) + warnings.reduce((n, w) => n + Buffer.byteLength(w) + 2, 0);
+  const budget = Math.max(
+    0,
+    Math.floor((MAX_RESULT_BYTES - NOTES_RESERVE_BYTES - fixed) / Math.max(1, files.length)),
+  );
   const diffs = files.map((file) =>
     file.diff === undefined ? "(The diff is too large to show.)" : diffForModel(file.diff, budget),
   );
@@ -626,6 +648,6 @@ function finish(
     files,
     dryRun,
     warnings,
-    text: [[head, ...summary].join("\n"), ...diffs, ...warnings].join("\n\n"),
+    text: [heading, ...diffs, ...warnings].join("\n\n"),
   };
 }

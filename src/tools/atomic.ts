@@ -3,6 +3,7 @@
  * file's mode, then renamed over the target, so a reader (or a crash) sees the old bytes or
  * the new ones, never a mix. Depends on `errors`.
  */
+import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   linkSync,
@@ -14,7 +15,7 @@ import {
 } from "node:fs";
 import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { errnoOf, fromFsError } from "../errors.js";
+import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { HeldDirectory } from "../io/held.js";
 import { isFreshfsTemp, tempNameFor, tempPrefixFor } from "../io/names.js";
 
@@ -161,18 +162,50 @@ export async function prepareAtomic(
       if (options.exclusive) {
         unlinkSync(final);
       } else if (kept !== undefined) {
-        renameSync(kept, final);
+        const old = kept;
+        // Whatever happens, the old file is not removed by `close` any more.
         kept = undefined;
+        try {
+          renameSync(old, final);
+        } catch (error) {
+          throw new FreshfsError(
+            "IO_ERROR",
+            `its old content could not be put back (${errnoOf(error) ?? String(error)}); it is in ${keepVisible(held, old, name)}`,
+            { cause: error },
+          );
+        }
       } else if (options.keepOld) {
         const back = held.entry(tempNameFor(name));
-        writeFileSync(back, options.keepOld, { flag: "wx", mode: options.mode ?? 0o666 });
-        if (options.mode !== undefined) chmodSync(back, options.mode);
-        renameSync(back, final);
+        try {
+          writeFileSync(back, options.keepOld, { flag: "wx", mode: options.mode ?? 0o666 });
+          if (options.mode !== undefined) chmodSync(back, options.mode);
+          renameSync(back, final);
+        } catch (error) {
+          remove(back);
+          throw error;
+        }
+      } else {
+        throw new FreshfsError("IO_ERROR", `nothing was kept to put ${name} back with`);
       }
       committed = false;
     },
     close,
   };
+}
+
+/**
+ * Gives a kept file that could not be put back a name of its own beside the file
+ * (`name.freshfs-old-<hex>`, listed like any file, and never cleaned up as a temp file is);
+ * returns the name it is under, the hidden one if even that failed.
+ */
+export function keepVisible(held: HeldDirectory, hidden: string, name: string): string {
+  const visible = `${name}.freshfs-old-${randomBytes(6).toString("hex")}`;
+  try {
+    renameSync(hidden, held.entry(visible));
+    return visible;
+  } catch {
+    return basename(hidden);
+  }
 }
 
 /**

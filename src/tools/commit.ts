@@ -13,6 +13,7 @@ import {
   openSync,
   readFileSync,
   realpathSync,
+  rmdirSync,
 } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
@@ -260,10 +261,13 @@ export async function commitWrite(
   invalidateFsScanAfterWrite(target.real);
 }
 
-/** Creates the directories a new file needs; a file where a directory must be is named as such. */
-export async function makeParents(path: string, shown: string): Promise<void> {
+/**
+ * Creates the directories a new file needs; a file where a directory must be is named as such.
+ * Returns the first directory made (undefined when none was), for `removeMade`.
+ */
+export async function makeParents(path: string, shown: string): Promise<string | undefined> {
   try {
-    await mkdir(dirname(path), { recursive: true });
+    return await mkdir(dirname(path), { recursive: true });
   } catch (error) {
     const errno = errnoOf(error);
     if (errno === "EEXIST" || errno === "ENOTDIR") {
@@ -274,6 +278,19 @@ export async function makeParents(path: string, shown: string): Promise<void> {
       );
     }
     throw fromFsError(error, "create the directory of", shown);
+  }
+}
+
+/** Removes the directories from `deepest` up to `first` (made by one call), as long as they are empty. */
+export function removeMade(deepest: string, first: string | undefined): void {
+  if (first === undefined) return;
+  for (let dir = deepest; dir.length >= first.length; dir = dirname(dir)) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      return;
+    }
+    if (dir === first) return;
   }
 }
 

@@ -3,14 +3,14 @@
  * mutation, under the path's lock, the scan cache told. An existing directory is no error
  * (the model asked for it to exist, and it does). Depends on `tools/`, `scan/`, `errors`.
  */
-import { type BigIntStats, lstatSync, realpathSync, rmdirSync } from "node:fs";
+import { type BigIntStats, lstatSync, realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { invalidateFsScanAfterWrite } from "../scan/cache.js";
 import { describeNonFile } from "../state/snapshot.js";
 import { Args } from "./args.js";
-import { type CallOptions, type ToolContext, underLocks } from "./commit.js";
+import { type CallOptions, removeMade, type ToolContext, underLocks } from "./commit.js";
 
 export interface MkdirParams {
   /** The directory (absolute, or relative to the first root). Aliases: `dir_path`, `file_path`. */
@@ -110,17 +110,4 @@ function fileOnTheWay(shown: string, lexical: string, cause: unknown): FreshfsEr
     `Cannot make the directory ${shown}: a part of its path is a file, not a directory.`,
     { path: lexical, cause },
   );
-}
-
-/** Removes the directories from `deepest` up to `first`, as long as they are empty. */
-function removeMade(deepest: string, first: string | undefined): void {
-  if (first === undefined) return;
-  for (let dir = deepest; dir.length >= first.length; dir = dirname(dir)) {
-    try {
-      rmdirSync(dir);
-    } catch {
-      return;
-    }
-    if (dir === first) return;
-  }
 }

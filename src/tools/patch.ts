@@ -193,6 +193,12 @@ export function parsePatch(input: string): PatchOperation[] {
             break;
           }
           const op = text[0];
+          // A unified diff's "\ No newline at end of file" says nothing a patch needs: the file
+          // keeps its own trailing-newline state.
+          if (text.startsWith("\\ ")) {
+            at++;
+            continue;
+          }
           if (text === "") body.push({ op: " ", text: "" });
           else if (op === " " || op === "-" || op === "+") body.push({ op, text: text.slice(1) });
           else if (body.length === 0) {
@@ -399,6 +405,17 @@ export function applyChunks(
     let ops = chunk.lines;
     const oldOf = (list: readonly PatchLine[]) =>
       list.filter((l) => l.op !== "+").map((l) => l.text);
+    // Added lines followed only by blank lines (the spacing before the next operation): an
+    // addition, not a hunk to look for.
+    let end = ops.length;
+    while (
+      end > 0 &&
+      (ops[end - 1] as PatchLine).op === " " &&
+      (ops[end - 1] as PatchLine).text.trim() === ""
+    )
+      end--;
+    if (end > 0 && end < ops.length && oldOf(ops.slice(0, end)).length === 0)
+      ops = ops.slice(0, end);
     let old = oldOf(ops);
     if (old.length === 0) {
       // Only added lines: right after the `@@` line; without one (or with `*** End of File`),
@@ -430,13 +447,18 @@ export function applyChunks(
     matchedBy = LOOSER(matchedBy, found.level);
     const next: Line[] = [];
     let at = found.index;
+    // A line that replaces a removed one takes its line ending (a mixed file stays as it was).
+    const freed: string[] = [];
     for (const line of ops) {
-      if (line.op === " ") next.push(items[at++] as Line);
-      else if (line.op === "-") {
-        at++;
+      if (line.op === " ") {
+        next.push(items[at++] as Line);
+        freed.length = 0;
+      } else if (line.op === "-") {
+        freed.push((items[at++] as Line).eol);
         removed++;
       } else {
-        next.push(spell(line.text));
+        const eol = freed.shift() || ending;
+        next.push({ ...spell(line.text), eol });
         added++;
       }
     }

@@ -31,7 +31,14 @@ export interface ReadManyFile {
   /** The read, when it was made. */
   readonly result: ReadResult | undefined;
   /** Why it was not: the error code and the message (`SKIPPED`: the call's cap was reached first). */
-  readonly error: { readonly code: string; readonly message: string } | undefined;
+  readonly error:
+    | {
+        readonly code: string;
+        readonly message: string;
+        /** The file's absolute path, when the error names one. */
+        readonly path?: string | undefined;
+      }
+    | undefined;
 }
 
 export interface ReadManyResult {
@@ -110,16 +117,22 @@ export async function readManyTool(
         files.push({
           path,
           result: undefined,
-          error: { code: error.code, message: error.message },
+          error: { code: error.code, message: error.message, path: error.path },
         });
         blocks.push(`${header}\n${shown}`);
       }
     }
+    // Cancelled during the last read: the answer is not delivered either.
+    if (call.signal?.aborted) throw new FreshfsError("ABORTED", "read_many was cancelled.");
   } catch (error) {
     // The call ends without its answer (cancelled, or a failure no file's place can hold):
     // the files read so far were never shown, so their records go (failing closed: an earlier
     // read of one of them must be made again).
-    for (const file of files) if (file.result) context.tracker.forget(file.result.path);
+    // A refused binary file or image is recorded too (its error carries its path).
+    for (const file of files) {
+      const path = file.result?.path ?? file.error?.path;
+      if (path !== undefined) context.tracker.forget(path);
+    }
     throw error;
   }
   const read = files.filter((file) => file.result).length;

@@ -19,7 +19,7 @@ import {
   READ_MAX_LINE_CHARS,
 } from "./limits.js";
 import { type ImageInfo, imageOf, isPdf, pdfText } from "./media.js";
-import { cutLine } from "./output.js";
+import { cutLine, fitting } from "./output.js";
 import { type ConfinedPath, readConfined } from "./roots.js";
 import { decode, isBinary, splitLines } from "./text.js";
 
@@ -366,6 +366,7 @@ async function readPdf(
   let used = 0;
   let last = range.first - 1;
   let cut = false;
+  let pageCut: string | undefined;
   for (const { page, text } of pdf.pages) {
     const block = `--- page ${page} of ${pdf.totalPages} ---\n${text || "(no text on this page)"}`;
     const cost = Buffer.byteLength(block) + 1;
@@ -373,12 +374,28 @@ async function readPdf(
       cut = true;
       break;
     }
-    out.push(cost > budget.textBytes ? block.slice(0, Math.floor(budget.textBytes / 4)) : block);
+    if (cost > budget.textBytes) {
+      // One page past the cap: its first lines, cut at a line end, and a note saying so.
+      const pageLines = block.split("\n");
+      const keep = fitting(
+        pageLines.length,
+        (n) => pageLines.slice(0, n).join("\n"),
+        budget.textBytes,
+      );
+      out.push(pageLines.slice(0, keep).join("\n"));
+      lines.push(...pageLines.slice(1, keep));
+      pageCut = `(Page ${page} holds more text than one read shows: it was cut after its line ${Math.max(0, keep - 1)} of ${pageLines.length - 1}.)`;
+      used = budget.textBytes;
+      last = page;
+      continue;
+    }
+    out.push(block);
     lines.push(...text.split("\n"));
     used += cost;
     last = page;
   }
   const notes: string[] = [];
+  if (pageCut !== undefined) notes.push(pageCut);
   if (range.first > pdf.totalPages) {
     notes.push(
       `(${shown} has ${pdf.totalPages} page${pdf.totalPages === 1 ? "" : "s"}; pages ${range.first}- are past the end.)`,
