@@ -70,7 +70,7 @@ export function comparePaths(a: string, b: string): number {
 }
 
 /** First index whose path is not before `path`. */
-function lowerBound(items: readonly { readonly path: string }[], path: string): number {
+export function lowerBound(items: readonly { readonly path: string }[], path: string): number {
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {
@@ -82,7 +82,7 @@ function lowerBound(items: readonly { readonly path: string }[], path: string): 
 }
 
 /** First index at or after `from` whose path is not inside directory `dir`. */
-function subtreeEnd(
+export function subtreeEnd(
   items: readonly { readonly path: string }[],
   from: number,
   dir: string,

@@ -68,10 +68,12 @@ const withoutText = ({ text: _text, ...rest }: Record<string, unknown>) => rest;
  * the model: a diff is kept in the structured content only while it takes at most half of
  * MAX_RESULT_BYTES (the text summarizes a longer one by its changed lines).
  */
+const DIFFS_KEPT_BYTES = MAX_RESULT_BYTES / 2;
+
 const withoutTextOrLongDiff = (result: Record<string, unknown>) => {
   const rest = withoutText(result);
   const diff = rest.diff;
-  if (typeof diff === "string" && Buffer.byteLength(diff) > MAX_RESULT_BYTES / 2) {
+  if (typeof diff === "string" && Buffer.byteLength(diff) > DIFFS_KEPT_BYTES) {
     const { diff: _diff, ...kept } = rest;
     return { ...kept, diffOmitted: true };
   }
@@ -341,7 +343,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
       const files = rest.files as readonly { diff?: string }[];
       const total = files.reduce((sum, file) => sum + Buffer.byteLength(file.diff ?? ""), 0);
       // As for an edit: diffs past half the cap travel in the text only (summarized there).
-      return total > MAX_RESULT_BYTES / 2
+      return total > DIFFS_KEPT_BYTES
         ? { ...rest, files: files.map(({ diff: _diff, ...file }) => file), diffOmitted: true }
         : rest;
     },

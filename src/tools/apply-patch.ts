@@ -28,6 +28,7 @@ import {
   makeParents,
   readCurrent,
   removeMade,
+  sameBytesOnDisk,
   snapshotEntry,
   type ToolContext,
   underLocks,
@@ -43,7 +44,7 @@ import {
   parsePatch,
 } from "./patch.js";
 import { isCodeFile } from "./quotes.js";
-import { type ConfinedPath, readConfined } from "./roots.js";
+import type { ConfinedPath } from "./roots.js";
 import { decode, editableText, encode, isBinary, splitLines } from "./text.js";
 
 export interface ApplyPatchParams {
@@ -566,7 +567,7 @@ function landAll(
   for (const plan of plans) {
     if (plan.current?.exists) {
       const source = plan.removed ?? (plan.target as ConfinedPath);
-      if (!sameBytes(source.real, plan.current.bytes)) {
+      if (!sameBytesOnDisk(source.real, plan.current.bytes)) {
         throw changedMeanwhile(plan.fromShown ?? plan.shown, source.lexical);
       }
     }
@@ -600,15 +601,6 @@ function landAll(
       }
     }
     throw stepFailed(error, step as Planned, lost);
-  }
-}
-
-/** The file's bytes, read through its directory held open and not through a final link. */
-function sameBytes(path: string, bytes: Buffer): boolean {
-  try {
-    return readConfined(path).equals(bytes);
-  } catch {
-    return false;
   }
 }
 

@@ -294,9 +294,13 @@ export function removeMade(deepest: string, first: string | undefined): void {
   }
 }
 
-function sameBytesOnDisk(path: string, bytes: Buffer): boolean {
+/**
+ * Whether the file at `path` (canonical) holds `bytes` now, read through its directory held open
+ * and not through a final link; false when it cannot be read.
+ */
+export function sameBytesOnDisk(path: string, bytes: Buffer): boolean {
   try {
-    return readFileSync(path).equals(bytes);
+    return readConfined(path).equals(bytes);
   } catch {
     return false;
   }

@@ -12,7 +12,7 @@ import { join, relative } from "node:path";
 import picomatch from "picomatch";
 import { FreshfsError, fromFsError, isGone } from "../errors.js";
 import { isFreshfsSidecar } from "../io/names.js";
-import { comparePaths } from "../live/tree.js";
+import { comparePaths, lowerBound, subtreeEnd } from "../live/tree.js";
 import type { Freshness } from "../scan/cache.js";
 import type { ScanEntry } from "../scan/walk.js";
 import { searchListing } from "../search/listing.js";
@@ -20,6 +20,7 @@ import { Args } from "./args.js";
 import type { CallOptions, ToolContext } from "./commit.js";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_DEPTH, LIST_MAX_LIMIT, MAX_RESULT_BYTES } from "./limits.js";
 import { fitting, NOTES_RESERVE_BYTES } from "./output.js";
+import { humanSize } from "./stat.js";
 
 export type ListSort = "kind" | "name" | "mtime" | "size";
 
@@ -86,21 +87,6 @@ interface Child {
 
 const MAX_IGNORE_PATTERNS = 100;
 const MAX_IGNORE_LENGTH = 1024;
-// After every other character (and `/`, the least of them in comparePaths): the end of a
-// directory's range in a sorted listing.
-const AFTER_ALL = "/\uffff";
-
-function lowerBound(entries: readonly ScanEntry[], path: string, from = 0): number {
-  let lo = from;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (comparePaths((entries[mid] as ScanEntry).path, path) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Children of a directory in a sorted listing, found by binary search, each child's own
  * descendants jumped over: a level costs its entries times a logarithm, whatever lies below.
@@ -109,18 +95,16 @@ function listingSource(entries: readonly ScanEntry[], base: string): Source {
   const prefix = base === "" ? "" : `${base}/`;
   return {
     children(dir) {
-      const under = prefix + (dir === "" ? "" : `${dir}/`);
-      const start = under === "" ? 0 : lowerBound(entries, under);
-      const end =
-        under === ""
-          ? entries.length
-          : lowerBound(entries, `${under.slice(0, -1)}${AFTER_ALL}`, start);
+      const path = dir === "" ? base : prefix + dir;
+      const whole = path === "";
+      const start = whole ? 0 : lowerBound(entries, `${path}/`);
+      const end = whole ? entries.length : subtreeEnd(entries, start, path);
       const out: Child[] = [];
       for (let i = start; i < end; ) {
         const entry = entries[i] as ScanEntry;
         const rel = entry.path.slice(prefix.length);
         out.push({ rel, name: rel.slice(rel.lastIndexOf("/") + 1), kind: entry.type });
-        i = entry.type === "dir" ? lowerBound(entries, `${entry.path}${AFTER_ALL}`, i + 1) : i + 1;
+        i = entry.type === "dir" ? subtreeEnd(entries, i + 1, entry.path) : i + 1;
       }
       return out;
     },
@@ -289,13 +273,6 @@ function drawTree(
 }
 
 const STAMP = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ");
-
-function humanSize(size: number): string {
-  if (size < 1024) return `${size} B`;
-  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KiB`;
-  if (size < 1024 ** 3) return `${(size / 1024 ** 2).toFixed(1)} MiB`;
-  return `${(size / 1024 ** 3).toFixed(1)} GiB`;
-}
 
 function lineOf(node: Drawn, real: string): string {
   const indent = "  ".repeat(node.depth - 1);

@@ -64,9 +64,9 @@ function permissions(mode: number): string {
   return [6, 3, 0].map((shift) => PERMISSIONS[(mode >> shift) & 7]).join("");
 }
 
-/** `1.2 KiB (1234 bytes)`. */
-export function sizeText(size: number): string {
-  if (size < 1024) return `${size} byte${size === 1 ? "" : "s"}`;
+/** `340 B`, `1.2 KiB`: a size as `ls -h` would say it (list's column). */
+export function humanSize(size: number): string {
+  if (size < 1024) return `${size} B`;
   const units = ["KiB", "MiB", "GiB", "TiB"];
   let value = size / 1024;
   let unit = 0;
@@ -74,7 +74,13 @@ export function sizeText(size: number): string {
     value /= 1024;
     unit++;
   }
-  return `${value.toFixed(1)} ${units[unit]} (${size} bytes)`;
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** `1.2 KiB (1234 bytes)`. */
+function sizeText(size: number): string {
+  if (size < 1024) return `${size} byte${size === 1 ? "" : "s"}`;
+  return `${humanSize(size)} (${size} bytes)`;
 }
 
 /** The guard's view of `lexical`, without refusing anything (strict's refusals are states here). */
