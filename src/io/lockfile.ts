@@ -1,9 +1,11 @@
 /**
  * Locks that other freshfs processes honour (contract 5.1), in the manner of git's lockfile: a
- * file beside the target, `.<name>.freshfs-lock`, made so that exactly one process has it (its
- * holder's record is written to a temp file, then hard-linked to the lock's name, which fails
- * if the name exists; `O_CREAT|O_EXCL` where there are no hard links); removed when the change
- * is done. Depends on `io/held`, `io/names`, `errors`.
+ * lock file made so that exactly one process has it (its holder's record is written to a temp
+ * file, then hard-linked to the lock's name, which fails if the name exists; `O_CREAT|O_EXCL`
+ * where there are no hard links); removed when the change is done. The lock file lives out of
+ * the user's tree (`io/state-dirs`: the repository's git directory, else the user's runtime
+ * directory), where no other tool sees it. Depends on `io/held`, `io/names`, `io/state-dirs`,
+ * `errors`.
  *
  * git writes the new content into the lock file itself and renames it into place. Here the lock
  * holds its holder's identity instead (pid, boot and pid-namespace ids, start time), for as long
@@ -32,11 +34,19 @@ import {
   writeSync,
 } from "node:fs";
 import { hostname } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { HeldDirectory } from "./held.js";
-import { lockNameFor, tempNameFor } from "./names.js";
+import { isFreshfsTemp, tempNameFor } from "./names.js";
+import {
+  eachEntry,
+  forgetStateDir,
+  type LockPlace,
+  lockPlaceOf,
+  STALE_TEMP_MS,
+  sweepDue,
+} from "./state-dirs.js";
 
 /**
  * How long a mutation waits for another freshfs process's lock of the same file before it gives
@@ -66,6 +76,8 @@ export interface FileLockOptions {
   operation?: string | undefined;
   /** The path as the caller shows it, in messages. @default the path itself */
   shown?: string | undefined;
+  /** Where the lock lives, worked out already (`lockPlaceOf`). */
+  place?: LockPlace | undefined;
 }
 
 /** Who holds a lock, as its file says. */
@@ -127,14 +139,16 @@ function self(): Identity {
 export class FileLock {
   readonly #held: HeldDirectory;
   readonly #name: string;
+  readonly #path: string;
   readonly #fd: number;
   readonly #ino: bigint;
   #refresh: NodeJS.Timeout | undefined;
 
   /** @internal */
-  constructor(held: HeldDirectory, name: string, fd: number) {
+  constructor(held: HeldDirectory, place: LockPlace, fd: number) {
     this.#held = held;
-    this.#name = name;
+    this.#name = place.name;
+    this.#path = join(place.dir, place.name);
     this.#fd = fd;
     this.#ino = fstatSync(fd, { bigint: true }).ino;
     this.#arm();
@@ -142,7 +156,7 @@ export class FileLock {
 
   /** The lock file's path. */
   get path(): string {
-    return this.#held.entry(this.#name);
+    return this.#path;
   }
 
   // A waiter that cannot check this process's pid judges the lock by its age: keep it young.
@@ -309,25 +323,17 @@ function aborted(): FreshfsError {
 /**
  * Takes the lock of the directory entry `path` (a canonical path: a file's real path, or a link
  * or directory by its own name). Resolves to `undefined` when no lock can exist there: the
- * directory is missing (so the entry is too, and a change that creates it is exclusive anyway),
- * or may not be written (so no freshfs change can happen in it either). Throws `LOCKED` after
- * `waitMs`, `ABORTED` on the signal, `STALE` when the directory now leads elsewhere.
+ * directory is missing (so the entry is too, and a change that creates it is exclusive anyway).
+ * Throws `LOCKED` after `waitMs` (naming the holder and the lock file), `ABORTED` on the signal,
+ * `PERMISSION_DENIED` when no place for the lock file may be written.
  */
 export async function acquireFileLock(
   path: string,
   options: FileLockOptions = {},
 ): Promise<FileLock | undefined> {
   const shown = options.shown ?? path;
-  const name = lockNameFor(basename(path));
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
   const started = Date.now();
-  let held: HeldDirectory;
-  try {
-    held = HeldDirectory.open(dirname(path), shown);
-  } catch (error) {
-    if (error instanceof FreshfsError && error.code === "NOT_FOUND") return undefined;
-    throw error;
-  }
   const me = self();
   const record = JSON.stringify({
     pid: me.pid,
@@ -338,35 +344,30 @@ export async function acquireFileLock(
     operation: options.operation ?? "",
     since: started,
   });
-  let staged: Staged;
-  try {
-    staged = stage(held, basename(path), record);
-  } catch (error) {
-    held.close();
-    const errno = errnoOf(error);
-    if (errno === "EACCES" || errno === "EPERM" || errno === "EROFS") return undefined;
-    throw fromFsError(error, "lock", shown);
-  }
+  const opened = openPlace(path, options.place, record, shown);
+  if (!opened) return undefined;
+  const { held, place, staged } = opened;
+  const lockPath = join(place.dir, place.name);
   let delay = 1;
   try {
     for (;;) {
       if (options.signal?.aborted) throw aborted();
-      if (place(held, name, staged)) {
-        const lock = new FileLock(held, name, staged.fd);
+      if (placeLock(held, place.name, staged)) {
+        const lock = new FileLock(held, place, staged.fd);
         staged.placed = true;
         return lock;
       }
       const now = Date.now();
-      const seen = inspect(held.entry(name));
+      const seen = inspect(held.entry(place.name));
       if (!seen) continue;
       if (isAbandoned(seen, now)) {
-        breakLock(held, name, seen);
+        breakLock(held, place.name, seen);
         continue;
       }
       if (now - started >= waitMs) {
         throw new FreshfsError(
           "LOCKED",
-          `${shown} is being changed by ${holderText(seen.holder, now)}; waited ${(waitMs / 1000).toFixed(1)} s for it. Retry in a moment. If no freshfs process runs there any more, remove ${join(dirname(path), name)}.`,
+          `${shown} is being changed by ${holderText(seen.holder, now)}; waited ${(waitMs / 1000).toFixed(1)} s for it. Retry in a moment. If no freshfs process runs there any more, remove ${lockPath}.`,
           { path },
         );
       }
@@ -386,6 +387,78 @@ export async function acquireFileLock(
   }
 }
 
+interface OpenedPlace {
+  readonly held: HeldDirectory;
+  readonly place: LockPlace;
+  readonly staged: Staged;
+}
+
+/**
+ * The lock directory held open, swept when due, with the holder's record staged in it. A
+ * repository's lock directory that refuses the record (a read-only `.git`, another user's)
+ * gives way to the user's own; one removed since it was made is made again, once.
+ */
+function openPlace(
+  path: string,
+  given: LockPlace | undefined,
+  record: string,
+  shown: string,
+): OpenedPlace | undefined {
+  let place = given ?? lockPlaceOf(path);
+  let retried = false;
+  for (;;) {
+    if (!place) return undefined;
+    let held: HeldDirectory | undefined;
+    try {
+      held = HeldDirectory.open(place.dir, place.dir);
+      if (sweepDue(place.dir)) sweepLocks(held);
+      return { held, place, staged: stage(held, place.name, record) };
+    } catch (error) {
+      held?.close();
+      const errno = error instanceof FreshfsError ? error.code : errnoOf(error);
+      if ((errno === "NOT_FOUND" || errno === "ENOENT") && !retried) {
+        retried = true;
+        forgetStateDir(place.dir);
+        place = lockPlaceOf(path, place.scope);
+        continue;
+      }
+      const refused =
+        errno === "EACCES" ||
+        errno === "EPERM" ||
+        errno === "EROFS" ||
+        errno === "PERMISSION_DENIED";
+      if (refused && place.scope === "repository") {
+        place = lockPlaceOf(path, "user");
+        continue;
+      }
+      if (error instanceof FreshfsError) throw error;
+      throw fromFsError(error, "lock", shown);
+    }
+  }
+}
+
+/**
+ * Removes what dead holders left in a lock directory: their lock files (judged as a waiter
+ * judges them, so a live holder's is never touched) and their staged records.
+ */
+function sweepLocks(held: HeldDirectory): void {
+  const now = Date.now();
+  eachEntry(held, (name) => {
+    try {
+      if (isFreshfsTemp(name)) {
+        if (now - lstatSync(held.entry(name)).ctimeMs > STALE_TEMP_MS) {
+          unlinkSync(held.entry(name));
+        }
+      } else if (name.endsWith(".freshfs-lock")) {
+        const seen = inspect(held.entry(name));
+        if (seen && isAbandoned(seen, now)) breakLock(held, name, seen);
+      }
+    } catch {
+      // Gone already, or not this user's to remove.
+    }
+  });
+}
+
 /**
  * The holder's record, written out before the lock is tried: a lock file then appears with its
  * record whole (`link`), so a holder killed at any moment leaves either no lock or one that
@@ -394,7 +467,7 @@ export async function acquireFileLock(
  * LOCK_STALE_MS: the crash tests' random kills found it.)
  */
 interface Staged {
-  /** A temp file of the target's (removed by the next write of it if a kill leaves it). */
+  /** A temp file in the lock directory (removed by a sweep if a kill leaves it). */
   readonly temp: string;
   /** The staged file's descriptor, or the lock's once it is placed without `link`. */
   fd: number;
@@ -403,8 +476,8 @@ interface Staged {
   placed: boolean;
 }
 
-function stage(held: HeldDirectory, target: string, record: string): Staged {
-  const temp = held.entry(tempNameFor(target));
+function stage(held: HeldDirectory, lockName: string, record: string): Staged {
+  const temp = held.entry(tempNameFor(lockName));
   const fd = openSync(temp, CREATE, 0o644);
   try {
     writeSync(fd, record);
@@ -423,7 +496,7 @@ const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | const
  * atomically. Where hard links are not supported, the lock is created and written in two steps
  * (a holder killed between them is then judged by age, as one that names no holder).
  */
-function place(held: HeldDirectory, name: string, staged: Staged): boolean {
+function placeLock(held: HeldDirectory, name: string, staged: Staged): boolean {
   try {
     linkSync(staged.temp, held.entry(name));
     return true;

@@ -1,7 +1,8 @@
 /**
- * The names of freshfs's own files beside a target: the temp file a write goes through and the
- * lock file other freshfs processes honour. Both are hidden (a leading dot) and recognizable, so
- * listings never show them and a killed process's leftovers can be told from content. Pure;
+ * The names of freshfs's own files: the temp file a write goes through and the lock file other
+ * freshfs processes honour. Both are hidden (a leading dot) and recognizable, so listings never
+ * show them, wherever they are (beside a target, or in a staging or lock directory a listing's
+ * root happens to hold), and a killed process's leftovers can be told from content. Pure;
  * depends on nothing.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -50,7 +51,10 @@ export function tempPrefixFor(name: string): string {
   );
 }
 
-/** The one lock file of `name` in its directory: `.<name>.freshfs-lock`. */
+/**
+ * The lock file an earlier freshfs kept beside `name`, `.<name>.freshfs-lock` (locks now live
+ * out of the tree, `io/state-dirs`): recognized so that one a killed writer left is removed.
+ */
 export function lockNameFor(name: string): string {
   return sidecarName(name, LOCK_SUFFIX);
 }

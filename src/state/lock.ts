@@ -9,6 +9,7 @@ import { FreshfsError, fromFsError } from "../errors.js";
 import { nodeFs } from "../io/fs.js";
 import { acquireFileLock, type FileLock } from "../io/lockfile.js";
 import { canonicalPath } from "../io/paths.js";
+import { type LockPlace, lockPlaceOf } from "../io/state-dirs.js";
 
 export interface PathLockOptions {
   /** Stops waiting for the lock (the holder is not interrupted). */
@@ -140,8 +141,9 @@ export interface EntryLockOptions extends PathLockOptions {
   /** The key as messages show it (a path relative to the workspace root). */
   readonly shown?: ((key: string) => string) | undefined;
   /**
-   * Runs once this process's locks are held, before the lock files are made: the lock file goes
-   * in the entry's directory, so a path that now leads elsewhere must be refused first.
+   * Runs once this process's locks are held, before the lock files are made: which lock file an
+   * entry has follows from where its path leads, so a path that now leads elsewhere must be
+   * refused first.
    */
   readonly beforeFileLocks?: (() => void) | undefined;
 }
@@ -161,13 +163,13 @@ export async function withEntryLocks<T>(
       options.beforeFileLocks?.();
       const held: FileLock[] = [];
       try {
-        // The order KeyedLock takes them in, which every process shares: no deadlock between two.
-        for (const key of [...new Set(keys)].sort()) {
+        for (const { key, place } of inLockOrder(keys)) {
           const lock = await acquireFileLock(key, {
             signal: options.signal,
             waitMs: options.waitMs,
             operation: options.operation,
             shown: options.shown?.(key),
+            place,
           });
           if (lock) held.push(lock);
         }
@@ -178,4 +180,20 @@ export async function withEntryLocks<T>(
     },
     options,
   );
+}
+
+/**
+ * The keys with their lock files, in the order every process takes them: by the lock file's
+ * name (a digest of the path within its repository, the same from every mount of it and every
+ * container), then its directory. Two processes that lock the same files in one order cannot
+ * deadlock.
+ */
+function inLockOrder(keys: readonly string[]): { key: string; place: LockPlace | undefined }[] {
+  const placed = [...new Set(keys)].map((key) => ({ key, place: lockPlaceOf(key) }));
+  const rank = (place: LockPlace | undefined) => (place ? `${place.name}\0${place.dir}` : "");
+  return placed.sort((a, b) => {
+    const x = rank(a.place);
+    const y = rank(b.place);
+    return x < y ? -1 : x > y ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+  });
 }

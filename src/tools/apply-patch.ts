@@ -13,7 +13,7 @@ import { accessSync, constants, lstatSync, realpathSync, renameSync, unlinkSync 
 import { basename, dirname } from "node:path";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { HeldDirectory } from "../io/held.js";
-import { tempNameFor } from "../io/names.js";
+import { TempPlace } from "../io/state-dirs.js";
 import { invalidateFsScanAfterDelete, invalidateFsScanAfterWrite } from "../scan/cache.js";
 import { Args } from "./args.js";
 import { keepVisible, type PreparedWrite, prepareAtomic, removeLeftTemps } from "./atomic.js";
@@ -367,19 +367,27 @@ function prepare(plan: Planned): Promise<PreparedWrite> {
 
 /**
  * A name a patch removes (a delete, a move's source), through its directory held open: first
- * renamed to a hidden temp name beside it, so that a later step's failure can rename it back
- * (the very file, or link, whatever its size), and unlinked once every step has landed.
+ * renamed to a temp name (out of the tree where a staging directory shares its mount, else
+ * hidden beside it), so that a later step's failure can rename it back (the very file, or
+ * link, whatever its size), and unlinked once every step has landed.
  */
 class Removal {
   readonly #held: HeldDirectory;
+  readonly #place: TempPlace;
   readonly #name: string;
   readonly #aside: string;
   #moved = false;
 
   constructor(entry: string, shown: string) {
     this.#held = HeldDirectory.open(dirname(entry), shown);
+    try {
+      this.#place = TempPlace.open(dirname(entry), this.#held);
+    } catch (error) {
+      this.#held.close();
+      throw error;
+    }
     this.#name = this.#held.entry(basename(entry));
-    this.#aside = this.#held.entry(tempNameFor(basename(entry)));
+    this.#aside = this.#place.fresh(basename(entry));
   }
 
   get entry(): string {
@@ -412,6 +420,7 @@ class Removal {
     } catch {
       // Gone already: nothing is left to remove.
     } finally {
+      this.#place.close();
       this.#held.close();
     }
   }

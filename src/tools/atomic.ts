@@ -1,7 +1,10 @@
 /**
- * Atomic replacement of a file's bytes: a temp file in the same directory, flushed, given the
+ * Atomic replacement of a file's bytes: a temp file on the same mount, flushed, given the
  * file's mode, then renamed over the target, so a reader (or a crash) sees the old bytes or
- * the new ones, never a mix. Depends on `errors`.
+ * the new ones, never a mix. The temp file is made out of the tree where it can be (the
+ * repository's git directory, the user's runtime directory: `io/state-dirs`), so other tools
+ * see one rename of the file itself and no temp name; beside the target where neither is on its
+ * mount. Depends on `io/`, `errors`.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -17,7 +20,9 @@ import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { HeldDirectory } from "../io/held.js";
-import { isFreshfsTemp, tempNameFor, tempPrefixFor } from "../io/names.js";
+import { LOCK_STALE_MS } from "../io/lockfile.js";
+import { isFreshfsTemp, lockNameFor, tempPrefixFor } from "../io/names.js";
+import { STALE_TEMP_MS, TempPlace } from "../io/state-dirs.js";
 
 export interface AtomicWriteOptions {
   /** Permission bits for the file (an existing file's own); else 0o666 less the umask. */
@@ -63,7 +68,7 @@ export async function writeAtomic(
 }
 
 /**
- * A write whose bytes are flushed to a temp file beside the target, waiting for `commit`: a
+ * A write whose bytes are flushed to a temp file, waiting for `commit`: a
  * patch of several files prepares every one before it renames any, so a failure to write one
  * changes none, and the renames run back to back.
  */
@@ -85,7 +90,7 @@ export interface PrepareOptions extends Pick<AtomicWriteOptions, "mode" | "owner
   keepOld?: Buffer | undefined;
 }
 
-/** Flushes `bytes` to a temp file beside `target` with the target's mode and owner. */
+/** Flushes `bytes` to a temp file for `target` with the target's mode and owner. */
 export async function prepareAtomic(
   target: string,
   bytes: Uint8Array,
@@ -93,11 +98,19 @@ export async function prepareAtomic(
 ): Promise<PreparedWrite> {
   // Every step goes through the directory held open: one swapped for a link meanwhile can
   // neither receive the temp file nor the rename.
-  const held = HeldDirectory.open(dirname(target), target);
+  const directory = dirname(target);
+  const held = HeldDirectory.open(directory, target);
+  let place: TempPlace;
+  try {
+    place = TempPlace.open(directory, held);
+  } catch (error) {
+    held.close();
+    throw fromFsError(error, "write", target);
+  }
   // Hidden, and marked as freshfs's own (`.name.freshfs-<random>.tmp`), so one left behind by a
   // killed process is recognizable; listings never show it (`io/names`).
   const name = basename(target);
-  const temp = held.entry(tempNameFor(name));
+  const temp = place.fresh(name);
   const final = held.entry(name);
   let committed = false;
   let closed = false;
@@ -116,6 +129,7 @@ export async function prepareAtomic(
     // An exclusive commit leaves the temp name as a second link to the file.
     if (!committed || options.exclusive) remove(temp);
     if (kept !== undefined) remove(kept);
+    place.close();
     held.close();
   };
   try {
@@ -123,7 +137,7 @@ export async function prepareAtomic(
     try {
       await handle.writeFile(bytes);
       // open()'s mode passes through the umask; the file's own mode must not.
-      const owner = options.owner;
+      const owner = options.owner ?? (place.separate ? groupOfNewFile(held) : undefined);
       if (owner && (owner.uid !== process.getuid?.() || owner.gid !== process.getgid?.())) {
         await handle.chown(owner.uid, owner.gid).catch((error: unknown) => {
           if (errnoOf(error) !== "EPERM") throw error;
@@ -145,7 +159,7 @@ export async function prepareAtomic(
         commitExclusive(temp, final);
       } else {
         if (options.keepOld) {
-          const aside = held.entry(tempNameFor(name));
+          const aside = place.fresh(name);
           try {
             linkSync(final, aside);
             kept = aside;
@@ -175,7 +189,7 @@ export async function prepareAtomic(
           );
         }
       } else if (options.keepOld) {
-        const back = held.entry(tempNameFor(name));
+        const back = place.fresh(name);
         try {
           writeFileSync(back, options.keepOld, { flag: "wx", mode: options.mode ?? 0o666 });
           if (options.mode !== undefined) chmodSync(back, options.mode);
@@ -191,6 +205,24 @@ export async function prepareAtomic(
     },
     close,
   };
+}
+
+/**
+ * The owner a new file made in `held` gets from the kernel: the process's, but the directory's
+ * group where it is set-group-ID. A temp file made elsewhere (a staging directory) gets this
+ * by a chown, as it would have beside the target.
+ */
+const SET_GROUP_ID = 0o2000;
+
+function groupOfNewFile(held: HeldDirectory): { uid: number; gid: number } | undefined {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  try {
+    const stats = lstatSync(held.entry("."));
+    return (stats.mode & SET_GROUP_ID) !== 0 ? { uid, gid: stats.gid } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -225,14 +257,15 @@ function commitExclusive(temp: string, target: string): void {
   }
 }
 
-// A temp file this old is no write in flight (a write takes milliseconds): one left by a
-// process killed mid-write, removed when the same file is next written.
-const STALE_TEMP_MS = 60_000;
-
-/** Removes temp files of `target` that a killed writer left behind. */
+/**
+ * Removes what killed writers left beside `target`: temp files (made there where no staging
+ * directory shares its mount), and a lock file of an earlier freshfs, which kept them beside
+ * the file, once it is as old as that version's takeover rule allows.
+ */
 export function removeLeftTemps(target: string): void {
   const dir = dirname(target);
   const prefix = tempPrefixFor(basename(target));
+  const oldLock = lockNameFor(basename(target));
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -241,10 +274,11 @@ export function removeLeftTemps(target: string): void {
   }
   const now = Date.now();
   for (const name of names) {
-    if (!name.startsWith(prefix) || !isFreshfsTemp(name)) continue;
+    const temp = name.startsWith(prefix) && isFreshfsTemp(name);
+    if (!temp && name !== oldLock) continue;
     try {
       const path = join(dir, name);
-      if (now - lstatSync(path).mtimeMs > STALE_TEMP_MS) unlinkSync(path);
+      if (now - lstatSync(path).mtimeMs > (temp ? STALE_TEMP_MS : LOCK_STALE_MS)) unlinkSync(path);
     } catch {
       // Gone already, or not ours to remove: either way nothing to do.
     }

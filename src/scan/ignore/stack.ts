@@ -13,8 +13,9 @@
  * A directory that is ignored is never entered, so nothing under it can be re-included (git's
  * rule); the walker gets that by pruning.
  */
-import { lstatSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { commonDirOf, gitDirOf } from "../../io/repository.js";
 import { defaultExcludesFile, readGitSettings, userConfigFiles } from "./gitconfig.js";
 import { byteForm, IgnoreFile, type IgnoreRule, type PatternProblem } from "./pattern.js";
 
@@ -65,31 +66,11 @@ function exists(path: string): boolean {
   }
 }
 
-/**
- * The git directory of a work tree whose top holds `dotGit`: a directory (or a symlink to one),
- * or a "gitdir:" file.
- */
-function gitDirOf(dotGit: string): string | undefined {
-  const stats = statSync(dotGit, { throwIfNoEntry: false });
-  if (!stats) return undefined;
-  if (stats.isDirectory()) return dotGit;
-  const text = readIfPresent(dotGit)?.toString("utf8");
-  const target = text && /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1];
-  if (!target) return undefined;
-  return isAbsolute(target) ? target : join(dirname(dotGit), target);
-}
-
 /** Loads what ignoring needs of the repository whose work tree starts at `root`. */
 export function loadRepository(root: string, env: Env, problems: PatternProblem[]): Repository {
   const gitDir = gitDirOf(join(root, ".git"));
   // Linked work trees keep info/ and config in the common directory.
-  const commonText = gitDir && readIfPresent(join(gitDir, "commondir"))?.toString("utf8").trim();
-  const common =
-    gitDir && commonText
-      ? isAbsolute(commonText)
-        ? commonText
-        : join(gitDir, commonText)
-      : gitDir;
+  const common = gitDir && commonDirOf(gitDir);
   const configs = userConfigFiles(env);
   if (common) configs.push(join(common, "config"));
   const settings = readGitSettings(configs, env);
