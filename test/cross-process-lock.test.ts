@@ -1,8 +1,9 @@
 /**
- * The lock other freshfs processes honour (issue 13, contract 5.1): every mutation holds
- * `.<name>.freshfs-lock` from before its last check until its rename is done; another process
- * waits for it (bounded, then `LOCKED` naming the holder); a lock left by a process that died is
- * taken over. Second processes are real: children running the built library (`npm run build`).
+ * The lock other freshfs processes honour (contract 5.1): every mutation holds a lock file (out
+ * of the tree: `test/lock-places.test.ts` says where) from before its last check until its
+ * rename is done; another process waits for it (bounded, then `LOCKED` naming the holder and
+ * the lock file); a lock left by a process that died is taken over. Second processes are real:
+ * children running the built library (`npm run build`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import {
@@ -14,11 +15,12 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { getOrScan, glob, grep, LOCK_STALE_MS, Workspace, withPathLock } from "../src/index.js";
 import { acquireFileLock } from "../src/io/lockfile.js";
+import { lockPlaceOf } from "../src/io/state-dirs.js";
 import { rejectsWith } from "./helpers/errors.js";
 import { tempTree } from "./helpers/fs.js";
 
@@ -70,8 +72,11 @@ function holder(file: string): Child {
   );
 }
 
+/** Where the lock of `dir/name` lives (these trees are no repositories: the runtime directory). */
 function lockFileOf(dir: string, name: string): string {
-  return join(dir, `.${name}.freshfs-lock`);
+  const place = lockPlaceOf(join(dir, name));
+  if (!place) throw new Error(`no lock place for ${name}`);
+  return join(place.dir, place.name);
 }
 
 /**
@@ -90,22 +95,26 @@ async function refusedUntilOld(dir: string, put: (lock: string) => void): Promis
   utimesSync(lock, old, old);
   expect(await withPathLock(file, () => "ran", { waitMs: 100 })).toBe("ran");
   expect(readdirSync(dir)).toEqual(["a.txt"]);
+  expect(existsSync(lock)).toBe(false);
   return message;
 }
 
 describe("the lock file", () => {
-  it("is created beside the file while a mutation holds it, names its holder, and is removed after", async () => {
+  it("exists out of the tree while a mutation holds it, names its holder, and is removed after", async () => {
     const dir = await tempTree({ "a.txt": "one\n" });
     const file = join(dir, "a.txt");
     let seen: Record<string, unknown> | undefined;
+    let during: string[] = [];
     await withPathLock(
       file,
       () => {
         seen = JSON.parse(readFileSync(lockFileOf(dir, "a.txt"), "utf8"));
+        during = readdirSync(dir);
       },
       { operation: "edit" },
     );
     expect(seen).toMatchObject({ pid: process.pid, operation: "edit" });
+    expect(during).toEqual(["a.txt"]);
     expect(existsSync(lockFileOf(dir, "a.txt"))).toBe(false);
   });
 
@@ -285,12 +294,12 @@ describe("the lock file", () => {
     const workspace = new Workspace({ roots: dir });
     const file = join(dir, name);
     await workspace.read({ file_path: file });
-    let during: string[] = [];
+    let held = "";
     await withPathLock(file, () => {
-      during = readdirSync(dir);
+      held = lockFileOf(dir, name);
+      expect(existsSync(held)).toBe(true);
     });
-    expect(during).toHaveLength(2);
-    expect(Buffer.byteLength(during.find((n) => n !== name) as string)).toBeLessThanOrEqual(255);
+    expect(Buffer.byteLength(basename(held))).toBeLessThanOrEqual(255);
     await workspace.edit({ file_path: file, old_string: "one", new_string: "two" });
     expect(readFileSync(file, "utf8")).toBe("two\n");
     expect(readdirSync(dir)).toEqual([name]);

@@ -21,12 +21,8 @@ function readText(path: string): string | undefined {
  * or a "gitdir:" file. Undefined when `dotGit` is neither (missing, or a file of another shape).
  */
 export function gitDirOf(dotGit: string): string | undefined {
-  let stats: ReturnType<typeof statSync>;
-  try {
-    stats = statSync(dotGit, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
+  // Throws where it cannot be looked at (EACCES): the ignore stack reports that as a warning.
+  const stats = statSync(dotGit, { throwIfNoEntry: false });
   if (!stats) return undefined;
   if (stats.isDirectory()) return dotGit;
   const target = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? "")?.[1];
@@ -70,7 +66,12 @@ function isDirectory(path: string): boolean {
  */
 export function findWorkTree(dir: string): WorkTree | undefined {
   for (let current = dir; ; current = dirname(current)) {
-    const gitDir = gitDirOf(join(current, ".git"));
+    let gitDir: string | undefined;
+    try {
+      gitDir = gitDirOf(join(current, ".git"));
+    } catch {
+      gitDir = undefined; // as git does, a `.git` that cannot be looked at is passed over
+    }
     if (gitDir !== undefined && isDirectory(gitDir)) {
       const commonDir = commonDirOf(gitDir);
       const id = commonDir === gitDir ? "" : relative(commonDir, gitDir);

@@ -7,7 +7,7 @@
  */
 import { lstatSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 
 /** The base directory, by the environment as it is now (not captured at import). */
@@ -62,4 +62,14 @@ export function forgetPrivateDir(dir: string): void {
 /** The user's runtime directory, made and checked. */
 export function userRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
   return ensurePrivateDir(runtimeDirPath(env));
+}
+
+/**
+ * Whether the directory `name` in `parent` is the runtime directory: freshfs's own state, never
+ * listed, as `.git` is not (a workspace rooted at the temp dir would otherwise list, and watch,
+ * every lock file of the user's).
+ */
+export function isRuntimeDir(parent: string, name: string): boolean {
+  const path = runtimeDirPath();
+  return basename(path) === name && dirname(path) === parent;
 }

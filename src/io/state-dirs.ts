@@ -16,7 +16,15 @@
  *   file system, a runtime directory on tmpfs), beside the target, as before.
  */
 import { createHash } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, opendirSync, renameSync, statSync, unlinkSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  opendirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { HeldDirectory } from "./held.js";

@@ -25,6 +25,7 @@ import { decodeName, fsPath } from "../io/bytes.js";
 import { nodeFs } from "../io/fs.js";
 import { isFreshfsSidecar } from "../io/names.js";
 import { absolutePath, canonicalPath } from "../io/paths.js";
+import { isRuntimeDir } from "../io/runtime-dir.js";
 import { byName, namesDigest } from "./digest.js";
 import { byteForm, isAscii, type PatternProblem } from "./ignore/pattern.js";
 import { IgnoreStack, loadRepository, type Repository } from "./ignore/stack.js";
@@ -533,9 +534,10 @@ export type Verdict = 0 | 1 | 2 | 3 | 4;
 /**
  * Whether the entry `name` (of `type`, at `rel`) of directory `dir` is listed: the one rule the
  * walk and the live tree share. `.git` is always pruned (a directory in a repository, a
- * "gitdir:" file in a work tree); a freshfs temp file is half of a write in flight, or left by a
- * killed one, and a lock file says who is writing: never content. Hidden and ignored files
- * are skipped (grep's overrides see them); hidden or ignored directories are not entered.
+ * "gitdir:" file in a work tree), and so is the user's freshfs runtime directory; a freshfs
+ * temp file is half of a write in flight, or left by a killed one, and a lock file says who is
+ * writing: never content. Hidden and ignored files are skipped (grep's overrides see them);
+ * hidden or ignored directories are not entered.
  */
 export function judge(
   dir: DirectoryFrame,
@@ -545,6 +547,7 @@ export function judge(
   includeHidden: boolean,
 ): Verdict {
   if (name === ".git" || isFreshfsSidecar(name)) return OMITTED;
+  if (type === "dir" && isRuntimeDir(dir.absolute, name)) return OMITTED;
   const dotted = !includeHidden && name.charCodeAt(0) === 0x2e;
   let whitelisted = false;
   if (!dir.unfiltered) {

@@ -12,6 +12,7 @@ import { join, relative } from "node:path";
 import picomatch from "picomatch";
 import { FreshfsError, fromFsError, isGone } from "../errors.js";
 import { isFreshfsSidecar } from "../io/names.js";
+import { isRuntimeDir } from "../io/runtime-dir.js";
 import { comparePaths, lowerBound, subtreeEnd } from "../live/tree.js";
 import type { Freshness } from "../scan/cache.js";
 import type { ScanEntry } from "../scan/walk.js";
@@ -126,6 +127,7 @@ function directSource(real: string, hidden: boolean): Source {
         const name = item.name;
         if (name === ".git" || isFreshfsSidecar(name) || (!hidden && name.startsWith(".")))
           continue;
+        if (item.isDirectory() && isRuntimeDir(dir === "" ? real : join(real, dir), name)) continue;
         const kind = item.isDirectory() ? "dir" : item.isSymbolicLink() ? "symlink" : "file";
         out.push({ rel: dir === "" ? name : `${dir}/${name}`, name, kind });
       }
