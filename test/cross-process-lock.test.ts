@@ -5,7 +5,7 @@
  * the lock file); a lock left by a process that died is taken over. Second processes are real:
  * children running the built library (`npm run build`).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -16,61 +16,17 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, join } from "node:path";
-import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { getOrScan, glob, grep, LOCK_STALE_MS, Workspace, withPathLock } from "../src/index.js";
 import { acquireFileLock } from "../src/io/lockfile.js";
 import { lockPlaceOf } from "../src/io/state-dirs.js";
 import { rejectsWith } from "./helpers/errors.js";
 import { tempTree } from "./helpers/fs.js";
+import { type LibChild, libChild, lockHolder } from "./helpers/lib-child.js";
 
-const DIST = new URL("../dist/index.js", import.meta.url).href;
-
-interface Child {
-  readonly process: ChildProcess;
-  /** Resolves with the next line the child prints. */
-  readonly line: () => Promise<string>;
-  /** Resolves once the child has exited, with everything it printed after the last `line()`. */
-  readonly exited: Promise<number | null>;
-}
-
-/** A Node child running `script` (an ES module body; `lib` is the built library). */
-function child(script: string, ...args: string[]): Child {
-  const body = `const lib = await import(${JSON.stringify(DIST)});\nconst args = ${JSON.stringify(args)};\n${script}`;
-  const proc = spawn(process.execPath, ["--input-type=module", "-e", body], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
-  const queue: string[] = [];
-  const waiting: ((line: string) => void)[] = [];
-  lines.on("line", (line) => {
-    const next = waiting.shift();
-    if (next) next(line);
-    else queue.push(line);
-  });
-  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
-  return {
-    process: proc,
-    line: () => {
-      const ready = queue.shift();
-      if (ready !== undefined) return Promise.resolve(ready);
-      return new Promise((resolve) => waiting.push(resolve));
-    },
-    exited,
-  };
-}
-
-/** A child that takes the lock of `file`, says `held`, and keeps it until killed or told on stdin. */
-function holder(file: string): Child {
-  return child(
-    `await lib.withPathLock(args[0], async () => {
-       process.stdout.write("held\\n");
-       // Alive until killed (a pending promise alone would let the process exit).
-       await new Promise(() => setInterval(() => {}, 1000));
-     }, { operation: "edit" });`,
-    file,
-  );
-}
+type Child = LibChild;
+const child = (script: string, ...args: string[]): Child => libChild(script, args);
+const holder = (file: string): Child => lockHolder(file);
 
 /** Where the lock of `dir/name` lives (these trees are no repositories: the runtime directory). */
 function lockFileOf(dir: string, name: string): string {
