@@ -279,8 +279,8 @@ describe("in a git work tree", () => {
       for (const path of [dirname(repo.dir), repo.dir]) chmodSync(path, 0o777);
       chmodSync(join(repo.dir, "a.txt"), 0o666);
       // A parent nobody may write, as the temp dir is.
-    chmodSync(dirname(runtime), 0o1777);
-    const own = join(dirname(runtime), "nobody-state");
+      chmodSync(dirname(runtime), 0o1777);
+      const own = join(dirname(runtime), "nobody-state");
       const run = runAsNobody(
         `process.env.FRESHFS_RUNTIME_DIR = ${JSON.stringify(own)};
        const lib = await import("ENTRY");
