@@ -5,11 +5,23 @@
  * - the file is exactly the content before the operation in flight or the one after it (the
  *   child prints `done <i>` after each operation, through a synchronous pipe, so the parent
  *   knows which operation was in flight), never truncated or mixed; its mode is kept;
- * - temp files the kill left are counted, and glob, grep and find never list them.
+ * - temp files the kill left are counted (in the runtime directory's staging, where a write's
+ *   temp file goes on the tree's mount; none may be in the tree), and glob, grep and find never
+ *   list them.
  * Build first (`npm run build`): the child imports `dist/`.
  */
 import { spawn } from "node:child_process";
-import { chmod, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -33,6 +45,11 @@ const MAX_OPERATIONS = 200;
 export interface CrashOptions {
   /** An empty directory (its real path); every iteration uses it, so left temp files pile up. */
   dir: string;
+  /**
+   * The writer's runtime directory (`FRESHFS_RUNTIME_DIR`), of this run alone, on the same file
+   * system as `dir`: its `staging/` holds the temp files, and no other process's.
+   */
+  runtimeDir: string;
   iterations: number;
   /** The kill comes this long (at most; uniformly random) after the child's `ready`. */
   maxDelayMs: number;
@@ -62,8 +79,10 @@ export interface CrashReport {
   /** Files not exactly the old or the new content (must be 0). */
   readonly tornFiles: number;
   readonly modeChanged: number;
-  /** Temp files left in the directory at the end (none is ever removed by the library). */
+  /** Temp files left at the end, in the staging directory or the tree. */
   readonly tempFilesLeft: number;
+  /** Of those, in the tree itself (must be 0: the staging directory shares its mount). */
+  readonly tempFilesInTree: number;
   readonly listingsChecked: number;
   /** Listings that showed a temp file, or missed a real file (must be 0). */
   readonly listingFailures: number;
@@ -86,6 +105,7 @@ interface ChildRun {
  */
 async function killedChild(
   dir: string,
+  runtimeDir: string,
   run: number,
   lines: number,
   readyAfter: number,
@@ -94,7 +114,7 @@ async function killedChild(
   const child = spawn(
     process.execPath,
     [CHILD, dir, NAME, String(run), String(lines), String(MAX_OPERATIONS), String(readyAfter)],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FRESHFS_RUNTIME_DIR: runtimeDir } },
   );
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
@@ -122,6 +142,15 @@ async function killedChild(
 
 function tempsIn(names: readonly string[]): string[] {
   return names.filter((name) => FRESHFS_TEMP.test(name));
+}
+
+/** The temp files in the tree and in the staging directory, each by its path. */
+async function tempsOf(dir: string, staging: string): Promise<string[]> {
+  const staged = await readdir(staging).catch(() => []);
+  return [
+    ...tempsIn(await readdir(dir)).map((name) => join(dir, name)),
+    ...tempsIn(staged).map((name) => join(staging, name)),
+  ];
 }
 
 function isTempPath(path: string): boolean {
@@ -163,6 +192,7 @@ export async function crashes(options: CrashOptions): Promise<CrashReport> {
   const started = performance.now();
   const rand = seededRandom(options.seed);
   const { dir } = options;
+  const staging = join(options.runtimeDir, "staging");
   const lines = options.lines ?? DEFAULT_LINES;
   const file = join(dir, NAME);
   await writeFile(join(dir, ".keep"), "");
@@ -186,10 +216,10 @@ export async function crashes(options: CrashOptions): Promise<CrashReport> {
     const run = options.seed * 100_000 + iteration;
     await writeFile(file, contentOf(run, 0, lines));
     await chmod(file, MODE);
-    const tempsBefore = new Set(tempsIn(await readdir(dir)));
+    const tempsBefore = new Set(await tempsOf(dir, staging));
     const readyAfter = options.warmup[iteration % 2] as number;
     const delay = rand() * options.maxDelayMs;
-    const child = await killedChild(dir, run, lines, readyAfter, delay);
+    const child = await killedChild(dir, options.runtimeDir, run, lines, readyAfter, delay);
     if (!child.ready || (child.signal !== "SIGKILL" && !child.finished)) {
       violations.push(
         `iteration ${iteration}: child ended without being killed (${child.signal}): ${child.stderr.trim()}`,
@@ -200,7 +230,7 @@ export async function crashes(options: CrashOptions): Promise<CrashReport> {
     const c = child.done;
     const bytes = await readFile(file, "utf8");
     const mode = (await stat(file)).mode & 0o7777;
-    const temps = tempsIn(await readdir(dir)).filter((name) => !tempsBefore.has(name));
+    const temps = (await tempsOf(dir, staging)).filter((path) => !tempsBefore.has(path));
     if (mode !== MODE) {
       modeChanged++;
       violations.push(`iteration ${iteration}: mode ${mode.toString(8)}, expected 640`);
@@ -230,13 +260,15 @@ export async function crashes(options: CrashOptions): Promise<CrashReport> {
     listingFailures += problems.length;
     for (const problem of problems) violations.push(`iteration ${iteration}: ${problem}`);
   }
-  const tempFilesLeft = tempsIn(await readdir(dir)).length;
+  const tempFilesLeft = (await tempsOf(dir, staging)).length;
+  const tempFilesInTree = tempsIn(await readdir(dir)).length;
   const midWrite = moments["mid-write (old content, temp file left)"];
-  // A temp file older than a minute is removed by the next write of the same file: fewer may
-  // be left than kills mid-write, never more.
+  // A temp file older than a minute is swept by the next writer: fewer may be left than kills
+  // mid-write, never more.
   if (tempFilesLeft > midWrite) {
-    violations.push(`${tempFilesLeft} temp files in the directory, ${midWrite} kills mid-write`);
+    violations.push(`${tempFilesLeft} temp files left, ${midWrite} kills mid-write`);
   }
+  if (tempFilesInTree > 0) violations.push(`${tempFilesInTree} temp files left in the tree`);
   return {
     iterations: options.iterations,
     moments,
@@ -245,6 +277,7 @@ export async function crashes(options: CrashOptions): Promise<CrashReport> {
     tornFiles,
     modeChanged,
     tempFilesLeft,
+    tempFilesInTree,
     listingsChecked,
     listingFailures,
     violations,
@@ -253,12 +286,21 @@ export async function crashes(options: CrashOptions): Promise<CrashReport> {
 }
 
 export async function run(): Promise<string> {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), "freshfs-crash-")));
+  const base = await realpath(await mkdtemp(join(tmpdir(), "freshfs-crash-")));
+  const dir = join(base, "tree");
+  await mkdir(dir);
   let report: CrashReport;
   try {
-    report = await crashes({ dir, iterations: 200, maxDelayMs: 50, warmup: [2, 3], seed: 2 });
+    report = await crashes({
+      dir,
+      runtimeDir: join(base, "state"),
+      iterations: 200,
+      maxDelayMs: 50,
+      warmup: [2, 3],
+      seed: 2,
+    });
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(base, { recursive: true, force: true });
   }
   const rows: [string, string | number][] = [
     ["kills (SIGKILL)", report.iterations],
@@ -272,6 +314,10 @@ export async function run(): Promise<string> {
     ["files torn or mixed (not exactly old or new)", report.tornFiles],
     ["files whose mode changed", report.modeChanged],
     ["temp files left at the end (`.big.txt.freshfs-<12 hex>.tmp`)", report.tempFilesLeft],
+    [
+      "... of them in the tree (the rest in the runtime directory's staging)",
+      report.tempFilesInTree,
+    ],
     ["listings checked (glob x3, grep x2, find, after each kill)", report.listingsChecked],
     ["listings that showed a temp file or missed a real one", report.listingFailures],
     ["invariant violations", report.violations.length],
@@ -281,8 +327,9 @@ export async function run(): Promise<string> {
       "write (the whole file anew, one line in 20 changed, first to last) and edit (the first line), and " +
       "is killed with SIGKILL 0-50 ms (uniformly random) after its second or third operation (so a write " +
       "or an edit comes next, in turn); 200 times, in one directory. After each kill the file must be " +
-      "exactly the version before or after the operation in flight, with its mode (0640) kept, and glob, " +
-      "grep and find must not list the temp files left.",
+      "exactly the version before or after the operation in flight, with its mode (0640) kept, no temp " +
+      "file may be in the tree (they are flushed in the runtime directory's staging, on the same file " +
+      "system), and glob, grep and find must not list the temp files left.",
     "",
     "| | |",
     "|---|---:|",

@@ -11,6 +11,7 @@ const SUITES = [
   "lost-updates-processes",
   "crash",
   "patch-crash",
+  "out-of-tree",
   "escapes",
   "hostile",
   "ignore-fuzz",

@@ -40,6 +40,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { GuardPolicy } from "../src/index.js";
+import { lockPlaceOf } from "../src/io/state-dirs.js";
 import {
   describeState,
   distDir,
@@ -714,8 +715,16 @@ export interface TakeoverReport {
   readonly refused: Readonly<Record<string, number>>;
   /** The file had the value of the last edit after every iteration. */
   readonly fileAsEdited: boolean;
-  /** Lock files left in the directory at the end. */
+  /** Lock files left at the end: the file's own in its lock directory (out of the tree). */
   readonly locksLeft: number;
+  /** Files of freshfs's (locks, temp files) left in the tree at the end. */
+  readonly leftInTree: number;
+}
+
+/** Whether the lock file of `file` is still there (where the library keeps it, out of the tree). */
+function lockFileLeft(file: string): boolean {
+  const place = lockPlaceOf(file);
+  return place !== undefined && existsSync(join(place.dir, place.name));
 }
 
 /** A Node child running `body` (an ES module) with `lib` the built library and `args`. */
@@ -855,7 +864,8 @@ export async function takeovers(options: TakeoverOptions): Promise<TakeoverRepor
     beforeKill,
     refused,
     fileAsEdited,
-    locksLeft: readdirSync(options.dir).filter((name) => name.endsWith(".freshfs-lock")).length,
+    locksLeft: lockFileLeft(file) ? 1 : 0,
+    leftInTree: readdirSync(options.dir).filter((name) => name.includes(".freshfs-")).length,
   };
 }
 
@@ -1029,7 +1039,7 @@ export async function run(): Promise<string> {
     "",
     `Edits done before the kill: ${takeover.beforeKill}; refused: ${codes(takeover.refused)}; ` +
       `file as edited after every iteration: ${takeover.fileAsEdited ? "yes" : "NO"}; ` +
-      `lock files left: ${takeover.locksLeft}.`,
+      `lock files left (in the lock directory): ${takeover.locksLeft}; files of freshfs's left in the tree: ${takeover.leftInTree}.`,
   );
   return parts.join("\n");
 }

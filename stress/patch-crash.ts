@@ -3,11 +3,12 @@
  * and applies one patch that rewrites a line in each; it is killed with SIGKILL either the
  * moment the parent sees the first file change (the middle of the renames) or at a random
  * moment of the apply. After each kill every file must be whole, its old content or its new
- * one, never torn; the kill's moment is told by how many files are new; temp files left must
- * never show in glob or list. Build first (`npm run build`): the child imports `dist/`.
+ * one, never torn; the kill's moment is told by how many files are new; temp files (flushed in
+ * the runtime directory's staging, on the tree's file system) are never in the tree, and never
+ * show in glob or list. Build first (`npm run build`): the child imports `dist/`.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Workspace } from "../src/index.js";
@@ -37,18 +38,25 @@ process.stdout.write("done " + (performance.now() - started).toFixed(1) + "\\n")
 interface Run {
   readonly news: number;
   readonly torn: number;
+  /** freshfs's files left in the tree. */
   readonly tempsLeft: number;
+  /** Temp files left in the staging directory (swept by a later writer once a minute old). */
+  readonly stagedLeft: number;
   readonly shownTemps: number;
   readonly applyMs: number | undefined;
 }
 
 async function once(delayMs: number | "first-rename"): Promise<Run> {
-  const root = await realpath(await mkdtemp(join(tmpdir(), "freshfs-patch-crash-")));
+  const base = await realpath(await mkdtemp(join(tmpdir(), "freshfs-patch-crash-")));
+  const root = join(base, "tree");
+  const state = join(base, "state");
+  await mkdir(root);
   try {
     for (let i = 0; i < FILES; i++)
       await writeFile(join(root, name(i)), `line 1 of ${i}\nold ${i}\n`);
     const child = spawn(process.execPath, ["--input-type=module", "-e", childScript(root)], {
       stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, FRESHFS_RUNTIME_DIR: state },
     });
     let out = "";
     const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
@@ -78,14 +86,22 @@ async function once(delayMs: number | "first-rename"): Promise<Run> {
       else if (text !== `line 1 of ${i}\nold ${i}\n`) torn++;
     }
     const tempsLeft = (await readdir(root)).filter((entry) => entry.includes(".freshfs-")).length;
+    const stagedLeft = (await readdir(join(state, "staging")).catch(() => [])).length;
     const ws = new Workspace({ roots: root });
     const globbed = (await ws.glob({ pattern: "**/*", limit: 1000 })).files;
     const listed = (await ws.list({ limit: 1000, hidden: true })).entries.map((e) => e.name);
     const shownTemps = [...globbed, ...listed].filter((path) => path.includes(".freshfs-")).length;
     const done = /done ([\d.]+)/.exec(out);
-    return { news, torn, tempsLeft, shownTemps, applyMs: done ? Number(done[1]) : undefined };
+    return {
+      news,
+      torn,
+      tempsLeft,
+      stagedLeft,
+      shownTemps,
+      applyMs: done ? Number(done[1]) : undefined,
+    };
   } finally {
-    await rm(root, { recursive: true, force: true });
+    await rm(base, { recursive: true, force: true });
   }
 }
 
@@ -116,7 +132,8 @@ export async function run(): Promise<string> {
     ),
     row("every file new (the renames were done)", (r) => r.news === FILES),
     row("**a file torn** (neither old nor new)", (r) => r.torn > 0),
-    row("temp files left beside the files", (r) => r.tempsLeft > 0),
+    row("**files of freshfs's left in the tree**", (r) => r.tempsLeft > 0),
+    row("temp files left in the staging directory, out of the tree", (r) => r.stagedLeft > 0),
     row("**a temp file shown** by glob or list", (r) => r.shownTemps > 0),
     "",
     `Files new after the kills among the renames: ${

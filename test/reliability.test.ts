@@ -124,6 +124,7 @@ describe("crashes: a writer killed with SIGKILL leaves the old or the new file",
     // A cold child and a ~100 KB file: the same checks as the stress run, in a few seconds.
     const report = await crashes({
       dir,
+      runtimeDir: join(await tempTree(), "state"),
       iterations: 15,
       maxDelayMs: 50,
       warmup: [0, 1],
@@ -138,6 +139,7 @@ describe("crashes: a writer killed with SIGKILL leaves the old or the new file",
     expect(report.listingFailures).toBe(0);
     expect(report.listingsChecked).toBe(15 * 6);
     expect(report.tempFilesLeft).toBe(report.moments["mid-write (old content, temp file left)"]);
+    expect(report.tempFilesInTree).toBe(0);
   });
 
   it("a temp file a killed write left is never listed, while a look-alike user file is", async () => {
