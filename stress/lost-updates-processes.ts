@@ -28,7 +28,7 @@
  * still fails wherever an update was lost, but may blame a neighbouring step; the black-box
  * count needs no log.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -943,9 +943,14 @@ function table(columns: readonly (readonly [string, ProcessRunReport])[]): strin
   return [head, rule, ...body].join("\n");
 }
 
-async function inTempDir<T>(use: (dir: string) => Promise<T>): Promise<T> {
+/** A temp directory; a git repository's work tree when `git` (the locks then go in its `.git`). */
+async function inTempDir<T>(use: (dir: string) => Promise<T>, git = false): Promise<T> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), "freshfs-lost-updates-processes-")));
   try {
+    if (git) {
+      const init = spawnSync("git", ["init", "-q", dir], { encoding: "utf8" });
+      if (init.status !== 0) throw new Error(`git init: ${init.stderr}`);
+    }
     return await use(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -954,7 +959,7 @@ async function inTempDir<T>(use: (dir: string) => Promise<T>): Promise<T> {
 
 export async function run(): Promise<string> {
   const dist = distDir();
-  const configurations: (Omit<ProcessRunOptions, "dir"> & { label: string })[] = [];
+  const configurations: (Omit<ProcessRunOptions, "dir"> & { label: string; git?: boolean })[] = [];
   const shapes = [
     { name: "1 small file", files: 1, fillerLines: 0 },
     { name: "4 small files", files: 4, fillerLines: 0 },
@@ -977,6 +982,20 @@ export async function run(): Promise<string> {
       });
     }
   }
+  // In a git work tree the locks live in its git directory, not the runtime directory.
+  configurations.push({
+    label: "4 small files, strict, in a git repository",
+    git: true,
+    processes: 4,
+    ops: 2000,
+    files: 4,
+    fillerLines: 0,
+    policy: "strict",
+    driver: "workspace",
+    seed: seed++,
+    thinkMs: 2,
+    dist,
+  });
   configurations.push({
     label: "2 MCP servers, 1 small file (strict)",
     processes: 2,
@@ -1001,8 +1020,8 @@ export async function run(): Promise<string> {
     dist,
   });
   const columns: [string, ProcessRunReport][] = [];
-  for (const { label, ...options } of configurations) {
-    columns.push([label, await inTempDir((dir) => processLostUpdates({ ...options, dir }))]);
+  for (const { label, git, ...options } of configurations) {
+    columns.push([label, await inTempDir((dir) => processLostUpdates({ ...options, dir }), git)]);
   }
   const takeover = await inTempDir((dir) => takeovers({ dir, iterations: 50, seed: 7, dist }));
   const parts = [

@@ -277,7 +277,7 @@ export async function run(): Promise<string> {
     `| ... listing a file freshfs made (a lock, a temp file) | ${seen.statusShowingFreshfs} |`,
     `| ... listing any untracked entry | ${seen.statusShowingAnything} |`,
     `| watch events heard | ${seen.events.toLocaleString("en-US")} |`,
-    `| ... for a name other than the files' own | ${seen.foreignEvents}${seen.foreignNames.length > 0 ? ` (${seen.foreignNames.join(", ")})` : ""} |`,
+    `| ... for a name other than the files' own | ${seen.foreignEvents.toLocaleString("en-US")}${seen.foreignNames.length > 0 ? ` (${seen.foreignNames.join(", ")})` : ""} |`,
     `| files as last written | ${seen.filesAsWritten ? "yes" : "NO"} |`,
     "",
     `A writer of the same ${seen.files} files killed with SIGKILL 0-100 ms after it starts writing, ${killed.kills} times; after each kill, a fresh Workspace edits every file.`,
