@@ -6,6 +6,7 @@
  * three-file `apply_patch` beside three edits and three safe writes, and `list` (a directory, a
  * tree) from the live listing beside `readdir` + `lstat` of the same entries.
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
@@ -39,8 +40,10 @@ of every other freshfs process, the guard check, an atomic write whose last step
 check, the tracker's record of the new bytes, cache invalidation and the diff) beside two references in the same run: what an unguarded tool does (read, replace,
 \`writeFile\` in place: no flush, a crash can leave half a file), and the floor of a safe write
 (read, replace, temp file, \`datasync\`, rename). Each edit swaps one line of a 120-line, 4 KiB
-TypeScript file, so a chain of edits runs inside the racy window and every check hashes the
-file (contract 1.2). The lock alone is timed too, beside a bare lock file. A patch changing one
+TypeScript file in a git work tree (so the lock and the temp file live in its \`.git\`), and a chain
+of edits runs inside the racy window, so every check hashes the file (contract 1.2). The lock
+alone is timed too, for that file and for one outside any repository (its lock in the user's
+runtime directory), beside a bare lock file. A patch changing one
 line in each of three such files (\`apply_patch\`: every file guarded, temp files flushed, all
 checked again, renamed back to back) is timed beside three \`ws.edit\` calls and three safe
 writes. \`list\` answers from the root's live listing (watched, synced per call) with an
@@ -49,11 +52,16 @@ entries, on a tree of 40 directories of 50 files (depth 1: the root's 40 directo
 files; depth 2: all 2,010 entries).`;
 
 export async function benchTools(options: ToolsOptions): Promise<SuiteResult> {
+  // A git work tree, as agents' trees are: the locks and temp files live in its `.git`.
   const dir = await mkdtemp(join(tmpdir(), "freshfs-bench-tools-"));
+  const outside = await mkdtemp(join(tmpdir(), "freshfs-bench-tools-plain-"));
   try {
-    return await run(dir, options);
+    const init = spawnSync("git", ["init", "-q", dir], { encoding: "utf8" });
+    if (init.status !== 0) throw new Error(`git init: ${init.stderr}`);
+    return await run(dir, outside, options);
   } finally {
     await rm(dir, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
   }
 }
 
@@ -75,7 +83,7 @@ function swap(i: number): { from: string; to: string } {
   return i % 2 === 0 ? { from: a, to: b } : { from: b, to: a };
 }
 
-async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
+async function run(dir: string, outside: string, options: ToolsOptions): Promise<SuiteResult> {
   const runs = options.quick ? 3 : 7;
   const iterations = options.quick ? 20 : 300;
   const ws = new Workspace({ roots: dir });
@@ -104,10 +112,14 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
   );
   // The lock alone, as every mutation takes it: this process's queue, then the lock file that
   // other freshfs processes honour (its holder's record written, linked to the lock's name,
-  // both names removed).
+  // both names removed), in the git directory, and for a file outside any repository in the
+  // user's runtime directory.
+  const plain = join(outside, "plain.ts");
+  writeFileSync(plain, `${SOURCE}\n`);
   const lock = await sample(
     {
       freshfs: () => withPathLock(mine, () => undefined),
+      user: () => withPathLock(plain, () => undefined),
       // Synchronous, as the lock's own calls are: a round trip through libuv's pool each would
       // cost more than the calls themselves.
       floor: async () => {
@@ -199,8 +211,13 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
     "| the lock alone | time per operation | ÷ bare lock file |",
     "|---|---|---|",
     row(
-      "`withPathLock` (process queue, lock file: record written, linked, removed)",
+      "`withPathLock` (process queue, lock file in `.git/freshfs/locks`: record written, linked, removed)",
       lock.freshfs,
+      lock.floor,
+    ),
+    row(
+      "`withPathLock` of a file outside any repository (the runtime directory's `locks/`)",
+      lock.user,
       lock.floor,
     ),
     row("bare lock file: `openSync` O_EXCL, `closeSync`, `unlinkSync`", lock.floor, lock.floor),
@@ -254,7 +271,7 @@ async function run(dir: string, options: ToolsOptions): Promise<SuiteResult> {
   };
   const reading = [
     `An edit costs ${formatTiming(edit.freshfs).split(" (")[0]}, ${times(edit.freshfs.median / edit.floor.median)} the bare safe write. The difference is round trips through libuv's thread pool and the checks that make it safe: the guard hashes the file before the write, again just before the rename, and once more to record the new bytes; the directory is held open by descriptor, and the file's bytes are compared with the edit's own right before a synchronous rename (the reliability runs found another process's write landing in the gap an async check left; see RELIABILITY.md). Next to a model's turn of seconds, that is the price of an edit that cannot overwrite what it has not seen.`,
-    `Of that, the lock other freshfs processes honour costs ${formatTiming(lock.freshfs).split(" (")[0]} (${((100 * lock.freshfs.median) / edit.freshfs.median).toFixed(0)}% of an edit): the directory held open and checked, the holder's record written and linked to the lock's name, a refresh timer armed, and both names removed after, ${times(lock.freshfs.median / lock.floor.median)} a bare create and unlink.`,
+    `Of that, the lock other freshfs processes honour costs ${formatTiming(lock.freshfs).split(" (")[0]} (${((100 * lock.freshfs.median) / edit.freshfs.median).toFixed(0)}% of an edit): the work tree's git directory found from the file's directory (\`stat\`s up to the \`.git\`), the lock directory held open and checked, the holder's record written and linked to the lock's name (a digest of the path in the work tree), a refresh timer armed, and both names removed after, ${times(lock.freshfs.median / lock.floor.median)} a bare create and unlink; outside any repository (the walk up to the root finds no \`.git\`, and the name is a digest of the device and the real path) ${formatTiming(lock.user).split(" (")[0]}.`,
     `A read costs ${times(read.freshfs.median / read.naive.median)} \`readFile\`: it numbers the lines and records the read (a \`stat\` and a SHA-256 of the bytes) so that the next edit can be checked.`,
     `A three-file patch costs ${times(patch.freshfs.median / patch.edits.median)} three single edits and ${times(patch.freshfs.median / patch.floor.median)} three bare safe writes: it takes every lock at once and checks every file before it writes any, which the edits do one file at a time.`,
     `\`list\` of a directory costs ${times(list.depth1.median / list.floor1.median)} a \`readdirSync\` and an \`lstatSync\` per entry, and a tree of 2,010 entries ${times(list.depth2.median / list.floor2.median)}: the entries come from the live listing (no \`readdir\`, and gitignore already applied), a sync with the watcher first, then the \`lstat\` per entry shown and the text.`,
