@@ -11,6 +11,7 @@ import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { FreshfsError } from "../errors.js";
 import { encodeName, hasEscapedBytes } from "../io/bytes.js";
+import { compareByEntries } from "../scan/order.js";
 import {
   GREP_MAX_FILE_BYTES,
   GREP_SEARCH_TIMEOUT_MS,
@@ -374,19 +375,12 @@ function ordered(
       }
       return time;
     };
-    const compare = (a: string, b: string) => {
-      const x = a.split("/");
-      const y = b.split("/");
-      for (let i = 0; i < Math.min(x.length, y.length); i++) {
-        if (x[i] === y[i]) continue;
-        const p = x.slice(0, i + 1).join("/");
-        const q = y.slice(0, i + 1).join("/");
+    const compare = (a: string, b: string) =>
+      compareByEntries(a, b, (p, q) => {
         const [tp, tq] = [at(p), at(q)];
         const order = tp < tq ? -1 : tp > tq ? 1 : p < q ? -1 : 1;
         return reverse ? -order : order;
-      }
-      return x.length - y.length;
-    };
+      });
     return { ...run, result: reorder(result, (paths) => [...paths].sort(compare)) };
   });
 }

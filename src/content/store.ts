@@ -10,7 +10,8 @@
  * by binary search. A file indexed again (changed, or compacted) goes into a new segment and the
  * old entry is left stale; a segment with nothing live left is dropped.
  */
-import { comparePaths, type TreeObserver } from "../live/tree.js";
+import type { TreeObserver } from "../live/tree.js";
+import { lowerBound } from "../scan/order.js";
 import { BINARY, FOLDS_ASIDE, NON_ASCII, type SegmentData, UNINDEXED } from "./format.js";
 import { type LiteralKey, literalKeys } from "./trigrams.js";
 
@@ -77,18 +78,6 @@ function find(keys: Uint32Array, key: number): number {
     else hi = mid;
   }
   return keys[lo] === key ? lo : -1;
-}
-
-/** First index in sorted `paths` not before `path` (listing order). */
-function lowerBound(paths: readonly string[], path: string): number {
-  let lo = 0;
-  let hi = paths.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (comparePaths(paths[mid] as string, path) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 export class Segment {

@@ -28,6 +28,7 @@ import { basename, dirname } from "node:path";
 import { FreshfsError } from "../errors.js";
 import { fsPath } from "../io/bytes.js";
 import type { ScanResult } from "../scan/cache.js";
+import { comparePaths, lowerBound, subtreeEnd } from "../scan/order.js";
 import {
   type DirectoryFrame,
   type EntryType,
@@ -54,49 +55,6 @@ import {
   type WatchedReport,
   type WatchSubscriber,
 } from "./backend.js";
-
-/** Component-wise path order (`/` before every other character): the order the walker lists. */
-export function comparePaths(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x === 0x2f) return -1;
-    if (y === 0x2f) return 1;
-    return x - y;
-  }
-  return a.length - b.length;
-}
-
-/** First index whose path is not before `path`. */
-export function lowerBound(items: readonly { readonly path: string }[], path: string): number {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (comparePaths((items[mid] as { path: string }).path, path) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** First index at or after `from` whose path is not inside directory `dir`. */
-export function subtreeEnd(
-  items: readonly { readonly path: string }[],
-  from: number,
-  dir: string,
-): number {
-  const prefix = `${dir}/`;
-  let lo = from;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((items[mid] as { path: string }).path.startsWith(prefix)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 interface DirState {
   readonly frame: DirectoryFrame;

@@ -5,6 +5,7 @@
  * Depends on nothing inside freshfs, so the watcher's thread can load it alone.
  */
 import type { Dirent } from "node:fs";
+import { compareNames } from "./order.js";
 
 /** A kind code per dirent: the digest tells a file from a directory of the same name. */
 function kindOf(dirent: Dirent): number {
@@ -40,7 +41,7 @@ export function namesDigest(dirents: readonly Dirent[]): string {
   return `${dirents.length}:${(a >>> 0).toString(36)}:${(b >>> 0).toString(36)}`;
 }
 
-/** Orders dirents by name, in UTF-16 code units, as the walker lists them. */
+/** Orders dirents by name, as the walker lists them (`scan/order`). */
 export function byName(a: Dirent, b: Dirent): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return compareNames(a.name, b.name);
 }

@@ -13,7 +13,7 @@ import picomatch from "picomatch";
 import { FreshfsError, fromFsError, isGone } from "../errors.js";
 import { isFreshfsSidecar } from "../io/names.js";
 import { isRuntimeDir } from "../io/runtime-dir.js";
-import { comparePaths, lowerBound, subtreeEnd } from "../live/tree.js";
+import { comparePaths, lowerBound, subtreeEnd } from "../scan/order.js";
 import type { Freshness } from "../scan/cache.js";
 import type { ScanEntry } from "../scan/walk.js";
 import { searchListing } from "../search/listing.js";

@@ -20,6 +20,7 @@ import { absolutePath, canonicalPath } from "../../io/paths.js";
 import { liveTrees } from "../../live/registry.js";
 import { type Freshness, forceRescan, type ScanResult } from "../../scan/cache.js";
 import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pattern.js";
+import { comparePaths } from "../../scan/order.js";
 import { resolveScanRoot, type ScanEntry } from "../../scan/walk.js";
 import { checkedOptions, type SearchProgress, searchListing } from "../listing.js";
 import type { BinaryMode, LineRecord, SearchMode } from "./engine.js";
@@ -432,18 +433,6 @@ function depthOf(path: string): number {
   let depth = 1;
   for (let at = path.indexOf("/"); at !== -1; at = path.indexOf("/", at + 1)) depth++;
   return depth;
-}
-
-/** Paths in listing order: component by component, siblings by UTF-16 code units. */
-function byListingOrder(a: string, b: string): number {
-  const x = a.split("/");
-  const y = b.split("/");
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const p = x[i] as string;
-    const q = y[i] as string;
-    if (p !== q) return p < q ? -1 : 1;
-  }
-  return x.length - y.length;
 }
 
 interface TypeFilter {
@@ -1165,7 +1154,7 @@ async function search(
           (globs?.passes(file.path) ?? true);
         if (typed && (named || byType)) out.push(file.path);
       }
-      return out.length === before ? out : out.sort(byListingOrder);
+      return out.length === before ? out : out.sort(comparePaths);
     };
     const policy = {
       includeHidden: options.hidden ?? true,
@@ -1243,7 +1232,7 @@ async function search(
       const more = linked.filter(
         (path) => wanted(path) && (!globs || globs.passes(path)) && (!types || types.passes(path)),
       );
-      if (more.length > 0) candidates = [...candidates, ...more].sort(byListingOrder);
+      if (more.length > 0) candidates = [...candidates, ...more].sort(comparePaths);
     }
     // The index vouches for files only as the live tree does: for a live answer.
     const tree = freshness === "live" ? liveTrees.treeOf(root, policy) : undefined;
