@@ -44,6 +44,7 @@ export type {
   WalkProgress,
 } from "./scan/walk.js";
 export {
+  FUZZY_DEFAULT_LIMIT,
   type FuzzyFindOptions,
   type FuzzyFindResult,
   type FuzzyMatch,
@@ -56,8 +57,8 @@ export {
   formatGrepLines,
 } from "./search/grep/format.js";
 export {
+  GREP_DEFAULT_TIMEOUT_MS,
   GREP_MAX_FILE_BYTES,
-  GREP_SEARCH_TIMEOUT_MS,
   type GrepLine,
   type GrepOptions,
   type GrepOutputMode,
@@ -67,7 +68,7 @@ export {
   grepFiles,
 } from "./search/grep/grep.js";
 export { FILE_TYPES } from "./search/grep/types.js";
-export type { SearchProgress } from "./search/listing.js";
+export type { ListingOptions, SearchProgress } from "./search/listing.js";
 export { type PathLockOptions, withPathLock } from "./state/lock.js";
 export {
   type CheckEditOptions,
@@ -93,9 +94,9 @@ export {
   AMBIGUOUS_LINES_SHOWN,
   FIND_DEFAULT_LIMIT,
   GLOB_DEFAULT_LIMIT,
-  GREP_DEFAULT_HEAD_LIMIT,
+  GREP_DEFAULT_LIMIT,
   GREP_MAX_COLUMNS,
-  GREP_TIMEOUT_MS,
+  GREP_TOOL_TIMEOUT_MS,
   LIST_DEFAULT_LIMIT,
   LIST_MAX_DEPTH,
   LIST_MAX_LIMIT,

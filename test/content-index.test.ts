@@ -79,7 +79,7 @@ describe("the content index", () => {
       ["PM_RESUME", { outputMode: "files_with_matches" }],
       ["PM_RESUME", { maxCount: 1 }],
       ["PM_RESUME", { context: 2 }],
-      ["PM_RESUME", { headLimit: 2 }],
+      ["PM_RESUME", { limit: 2 }],
       ["PM_RE", { fixedStrings: true }],
       ["ERR_SYS|PM_RESUME", {}],
       // Alternations the index narrows file by file (each file searched for the literals it

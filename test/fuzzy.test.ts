@@ -88,6 +88,17 @@ describe("fuzzyFind ranking", () => {
     const root = await tempTree(tree);
     const cut = await fuzzyFind("ts", { path: root, limit: 2, includeDirectories: false });
     expect(cut).toMatchObject({ totalMatches: 3, truncated: true });
+    const ranked = (await fuzzyFind("ts", { path: root, includeDirectories: false })).matches;
+    const rest = await fuzzyFind("ts", {
+      path: root,
+      limit: 2,
+      offset: 2,
+      includeDirectories: false,
+    });
+    expect(rest).toMatchObject({ matches: ranked.slice(2), totalMatches: 3, truncated: false });
+    expect((await fuzzyFind("", { path: root, limit: 1, offset: 1 })).matches).toMatchObject([
+      { path: "b.ts" },
+    ]);
     expect((await fuzzyFind("node_modules a", { path: root })).matches.map((m) => m.path)).toEqual([
       "node_modules/x/a.ts",
     ]);

@@ -98,14 +98,22 @@ describe("glob patterns", () => {
     expect((await glob("src/l*", { path: root, fileType: "any" })).matches).toEqual(["src/lib"]);
   });
 
-  it("cuts at maxResults, counting everything found, and sorts by mtime on request", async () => {
+  it("pages with limit and offset, counting everything found, and sorts by mtime on request", async () => {
     const root = await tempTree(TREE);
-    const cut = await glob("**/*.ts", { path: root, maxResults: 2 });
+    const cut = await glob("**/*.ts", { path: root, limit: 2 });
     expect(cut).toMatchObject({
       matches: ["src/index.ts", "src/lib/deep/more.ts"],
       totalMatches: 5,
       truncated: true,
     });
+    const all = (await glob("**/*.ts", { path: root })).matches;
+    expect(all).toHaveLength(5);
+    const second = await glob("**/*.ts", { path: root, limit: 2, offset: 2 });
+    expect(second).toMatchObject({ matches: all.slice(2, 4), totalMatches: 5, truncated: true });
+    const last = await glob("**/*.ts", { path: root, limit: 2, offset: 4 });
+    expect(last).toMatchObject({ matches: all.slice(4), totalMatches: 5, truncated: false });
+    const past = await glob("**/*.ts", { path: root, offset: 9 });
+    expect(past).toMatchObject({ matches: [], totalMatches: 5, truncated: false });
     const times: Record<string, number> = {
       "test/a.test.ts": 3,
       "src/index.ts": 2,
@@ -130,7 +138,8 @@ describe("glob patterns", () => {
   it("refuses an empty pattern and bad options with typed errors", async () => {
     const root = await tempTree(TREE);
     await rejectsWith(glob("", { path: root }), "INVALID_PATTERN");
-    await rejectsWith(glob("*", { path: root, maxResults: -1 }), "INVALID_ARGUMENT");
+    await rejectsWith(glob("*", { path: root, limit: -1 }), "INVALID_ARGUMENT");
+    await rejectsWith(glob("*", { path: root, offset: 1.5 }), "INVALID_ARGUMENT");
     await rejectsWith(glob("*", { path: join(root, "missing") }), "NOT_FOUND");
   });
 });

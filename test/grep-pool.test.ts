@@ -73,8 +73,8 @@ describe("many concurrent greps", () => {
     ["needle", {}],
     ["needle\\d+", { outputMode: "count" }],
     ["HAYSTACK", { ignoreCase: true, outputMode: "files_with_matches" }],
-    ["line [0-9]+ of", { headLimit: 7 }],
-    ["needle", { context: 1, offset: 3, headLimit: 5 }],
+    ["line [0-9]+ of", { limit: 7 }],
+    ["needle", { context: 1, offset: 3, limit: 5 }],
     ["absent-from-every-file", {}],
   ];
 

@@ -48,7 +48,7 @@ describe("grep while the walk lists the tree", () => {
       {},
       { outputMode: "count" },
       { outputMode: "files_with_matches" },
-      { headLimit: 5, offset: 3 },
+      { limit: 5, offset: 3 },
       { context: 1 },
     ];
     for (const options of cases) {

@@ -75,12 +75,12 @@ describe("grep bounds", () => {
     );
   });
 
-  it("pages with offset and headLimit over lines, files and counts", async () => {
+  it("pages with offset and limit over lines, files and counts", async () => {
     const tree = Object.fromEntries(
       Array.from({ length: 5 }, (_, i) => [`f${i}.txt`, "hit one\nmiss\nhit two\n"]),
     );
     const root = await tempTree(tree);
-    const page = await grep("hit", { path: root, offset: 3, headLimit: 4 });
+    const page = await grep("hit", { path: root, offset: 3, limit: 4 });
     expect(page.lines.map((l) => `${l.path}:${l.line}`)).toEqual([
       "f1.txt:3",
       "f2.txt:1",
@@ -88,7 +88,7 @@ describe("grep bounds", () => {
       "f3.txt:1",
     ]);
     expect(page.truncated).toBe(true);
-    const files = await grep("hit", { path: root, outputMode: "files_with_matches", headLimit: 2 });
+    const files = await grep("hit", { path: root, outputMode: "files_with_matches", limit: 2 });
     expect(files).toMatchObject({ files: ["f0.txt", "f1.txt"], truncated: true });
     const all = await grep("hit", { path: root, outputMode: "count" });
     expect(all).toMatchObject({ totalRecords: 5, truncated: false });
@@ -185,7 +185,7 @@ describe("grep edge cases found in review", () => {
     const paged = await grep("(a+)+$", {
       path: root,
       outputMode: "files_with_matches",
-      headLimit: 1,
+      limit: 1,
       fileTimeoutMs: 300,
     });
     expect(paged.files).toEqual(["a-first.txt"]);

@@ -21,7 +21,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import {
   FIND_DEFAULT_LIMIT,
   GLOB_DEFAULT_LIMIT,
-  GREP_DEFAULT_HEAD_LIMIT,
+  GREP_DEFAULT_LIMIT,
   GREP_MAX_COLUMNS,
   MAX_FILE_BYTES,
   MAX_RESULT_BYTES,
@@ -111,7 +111,7 @@ describe("tools/list", () => {
     has("read", `${MAX_RESULT_BYTES / 1024} KiB`);
     has("read", `${MAX_FILE_BYTES / (1024 * 1024)} MiB`);
     has("glob", GLOB_DEFAULT_LIMIT);
-    has("grep", GREP_DEFAULT_HEAD_LIMIT);
+    has("grep", GREP_DEFAULT_LIMIT);
     has("grep", GREP_MAX_COLUMNS);
     has("find", FIND_DEFAULT_LIMIT);
     // The guard is stated where it applies.

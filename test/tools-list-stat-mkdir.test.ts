@@ -361,6 +361,19 @@ describe("list: ignore, hidden, .gitignore", () => {
     expect(names(one)).toEqual(["logs", "src", "app.log", "keep.ts"]);
   });
 
+  it("refuses ignore globs that picomatch would backtrack on, as glob refuses them, and lists the next call", async () => {
+    const name = `${"a".repeat(240)}.log`;
+    const root = await tempTree({ [name]: "x", "keep.ts": "" });
+    const ws = workspace(root);
+    const stars = await rejectsWith(ws.list({ ignore: ["*a*a*a*a*a*b"] }), "INVALID_PATTERN");
+    expect(stars).toContain("more than 3 wildcards in one name");
+    const braces = "{a,b}".repeat(20);
+    expect(await rejectsWith(ws.list({ ignore: [braces] }), "INVALID_PATTERN")).toContain(
+      "brace groups",
+    );
+    expect(names(await ws.list({ ignore: ["*a*b"] }))).toEqual([name, "keep.ts"]);
+  });
+
   it("shows dot entries only with hidden: true", async () => {
     const root = await tempTree({ ".env": "SECRET=1", ".config/x.json": "{}", "visible.txt": "v" });
     const ws = workspace(root);

@@ -77,7 +77,7 @@ export async function globCommand(
       path: dir,
       hidden: common.hidden,
       gitignore: !common.noIgnore,
-      maxResults: common.limit,
+      limit: common.limit,
       onProgress: progress.update,
     }),
   );

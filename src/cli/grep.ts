@@ -13,8 +13,8 @@ import { FreshfsError } from "../errors.js";
 import { encodeName, hasEscapedBytes } from "../io/bytes.js";
 import { compareByEntries } from "../scan/order.js";
 import {
+  GREP_DEFAULT_TIMEOUT_MS,
   GREP_MAX_FILE_BYTES,
-  GREP_SEARCH_TIMEOUT_MS,
   type GrepLine,
   type GrepOptions,
   type GrepResult,
@@ -84,7 +84,7 @@ Files:
                              file whole, so this bound keeps its memory bounded
 
 freshfs's own:
-  --timeout MS    stop searching after MS milliseconds (default ${GREP_SEARCH_TIMEOUT_MS}); a search
+  --timeout MS    stop searching after MS milliseconds (default ${GREP_DEFAULT_TIMEOUT_MS}); a search
                   stopped there prints what it found, says so on stderr and exits 2
   --limit N       print at most N results
 
@@ -263,7 +263,7 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
     countMatches:
       args.summary === "count-matches" || (args.summary === "count" && args.onlyMatching),
     maxCount: args.maxCount,
-    headLimit: args.quiet ? 1 : args.limit,
+    limit: args.quiet ? 1 : args.limit,
     // rg prints whole lines; -M is applied when printing, with rg's words.
     maxColumns: Number.POSITIVE_INFINITY,
     // rg needs no size bound, as it reads a file lazily; the worker reads each file whole

@@ -12,33 +12,14 @@
 import { FreshfsError } from "../errors.js";
 import type { Freshness } from "../scan/cache.js";
 import { resolveScanRoot, type ScanEntry } from "../scan/walk.js";
-import { checkedOptions, type SearchProgress, searchListing } from "./listing.js";
+import { checkedOptions, type ListingOptions, pageOf, searchListing } from "./listing.js";
 
-export interface FuzzyFindOptions {
-  /** The directory searched; relative paths resolve against the cwd. @default process.cwd() */
-  path?: string | undefined;
-  /** @default false */
-  hidden?: boolean | undefined;
-  /** @default true */
-  gitignore?: boolean | undefined;
-  /** @default false */
-  cache?: boolean | undefined;
-  /**
-   * Answer from the root's live tree: watched after the first walk, synchronized with the watcher
-   * on every call, so the answer reflects every change completed before the call, by anyone.
-   * Needs `cache`; where the root cannot be watched, the cache's TTL policy applies.
-   * @default false
-   */
-  watch?: boolean | undefined;
-  /** @default true when the query names node_modules, else false */
-  includeNodeModules?: boolean | undefined;
+/** Matches fuzzyFind returns when no `limit` is given. */
+export const FUZZY_DEFAULT_LIMIT = 100;
+
+export interface FuzzyFindOptions extends ListingOptions {
   /** Offer directories as well as files. @default true */
   includeDirectories?: boolean | undefined;
-  /** Most matches returned. @default 100 */
-  limit?: number | undefined;
-  /** Called now and then while a long walk (or grep's reading of files) goes on. */
-  onProgress?: ((progress: SearchProgress) => void) | undefined;
-  signal?: AbortSignal | undefined;
 }
 
 export interface FuzzyMatch {
@@ -51,7 +32,7 @@ export interface FuzzyMatch {
 export interface FuzzyFindResult {
   readonly root: string;
   readonly matches: readonly FuzzyMatch[];
-  /** Matches found before `limit` cut the list. */
+  /** Matches found in all, before `offset` and `limit` cut the page. */
   readonly totalMatches: number;
   readonly truncated: boolean;
   /** Which mode answered: `live` (watched), `walked` (a walk for this call) or `cached` (TTL). */
@@ -275,10 +256,9 @@ export async function fuzzyFind(
   if (typeof query !== "string") {
     throw new FreshfsError("INVALID_ARGUMENT", "The query must be a string.");
   }
-  const limit = options.limit ?? 100;
-  if (!(Number.isSafeInteger(limit) && limit >= 0)) {
-    throw new FreshfsError("INVALID_ARGUMENT", `limit must be a whole number >= 0, not ${limit}.`);
-  }
+  const page = pageOf(options, FUZZY_DEFAULT_LIMIT);
+  // The best `offset + limit` are ranked; the page is the last `limit` of them.
+  const limit = page.offset + page.limit;
   const root = resolveScanRoot(options.path ?? process.cwd());
   const words = query.trim().split(/\s+/).filter(Boolean);
   const terms: Term[] = words.map((word) => {
@@ -405,11 +385,12 @@ export async function fuzzyFind(
           (listing) => search(listing.entries),
           (result) => result.total === 0,
         );
+  const matches = found.value.matches.slice(page.offset);
   return {
     root,
-    matches: found.value.matches,
+    matches,
     totalMatches: found.value.total,
-    truncated: found.value.total > found.value.matches.length,
+    truncated: page.offset + matches.length < found.value.total,
     freshness: found.freshness,
     unwatched: found.unwatched,
   };

@@ -10,37 +10,21 @@ import { FreshfsError, quoted } from "../errors.js";
 import type { Freshness, ScanResult } from "../scan/cache.js";
 import { explainPath } from "../scan/explain.js";
 import { indexByExtension, resolveScanRoot, ScanEntry } from "../scan/walk.js";
-import { checkedOptions, type Searched, type SearchProgress, searchListing } from "./listing.js";
+import {
+  checkedOptions,
+  type ListingOptions,
+  pageOf,
+  type Searched,
+  searchListing,
+} from "./listing.js";
 
 export type GlobFileType = "file" | "dir" | "symlink" | "any";
 
-export interface GlobOptions {
-  /** The directory searched; relative paths resolve against the cwd. @default process.cwd() */
-  path?: string | undefined;
-  /** Match entries whose name starts with a dot; a pattern naming one (`.github/**`) always does. @default false */
-  hidden?: boolean | undefined;
-  /** Leave out what .gitignore, .ignore and git's excludes leave out. @default true */
-  gitignore?: boolean | undefined;
-  /** Use the shared scan cache (and fill it). @default false */
-  cache?: boolean | undefined;
-  /**
-   * Answer from the root's live tree: watched after the first walk, synchronized with the watcher
-   * on every call, so the answer reflects every change completed before the call, by anyone.
-   * Needs `cache`; where the root cannot be watched, the cache's TTL policy applies.
-   * @default false
-   */
-  watch?: boolean | undefined;
-  /** Search node_modules. @default true when the pattern names node_modules, else false */
-  includeNodeModules?: boolean | undefined;
+export interface GlobOptions extends ListingOptions {
   /** @default "file" */
   fileType?: GlobFileType | undefined;
-  /** Most paths returned; `totalMatches` still counts them all. @default unlimited */
-  maxResults?: number | undefined;
   /** Newest first (modification time), ties by path; else by path. @default false */
   sortByMtime?: boolean | undefined;
-  /** Called now and then while a long walk (or grep's reading of files) goes on. */
-  onProgress?: ((progress: SearchProgress) => void) | undefined;
-  signal?: AbortSignal | undefined;
 }
 
 export interface GlobResult {
@@ -48,7 +32,7 @@ export interface GlobResult {
   readonly root: string;
   /** Matching paths, relative to `root`, `/`-separated. */
   readonly matches: readonly string[];
-  /** Matches found before `maxResults` cut the list. */
+  /** Matches found in all, before `offset` and `limit` cut the page. */
   readonly totalMatches: number;
   readonly truncated: boolean;
   /** Which mode answered: `live` (watched), `walked` (a walk for this call) or `cached` (TTL). */
@@ -129,6 +113,28 @@ function requiredExtension(pattern: string): string | undefined {
 const MAX_STARS_PER_NAME = 3;
 const MAX_PATTERN_LENGTH = 1024;
 const MAX_BRACE_GROUPS = 16;
+
+/**
+ * Why a glob could take minutes to match, or undefined: picomatch compiles to backtracking
+ * regexes, and parses nested braces in time by the square of their depth (measured: 24 groups
+ * of `{?,?}` took seconds, 40 never ended), and several stars in one name cost O(n^k) on a long
+ * name (6 stars: seconds). A model's pattern never needs more than these bounds. Every glob a
+ * caller gives picomatch goes through here (glob's patterns, list's `ignore`).
+ */
+export function globRisk(pattern: string): string | undefined {
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    return `it is ${pattern.length} characters long; patterns are at most ${MAX_PATTERN_LENGTH}`;
+  }
+  if (pattern.split("{").length - 1 > MAX_BRACE_GROUPS) {
+    return `more than ${MAX_BRACE_GROUPS} brace groups could take minutes to match; use fewer`;
+  }
+  for (const segment of pattern.split("/")) {
+    if (segment !== "**" && (segment.match(/\*+/g) ?? []).length > MAX_STARS_PER_NAME) {
+      return `more than ${MAX_STARS_PER_NAME} wildcards in one name (${JSON.stringify(segment)}) could take minutes to match; use fewer`;
+    }
+  }
+  return undefined;
+}
 
 const matchers = new Map<string, (path: string) => boolean>();
 // Agents repeat patterns: compiled matchers are kept, a few dozen at most.
@@ -215,22 +221,8 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
     throw invalidPattern(String(pattern), "it is empty");
   }
   const root = resolveScanRoot(options.path ?? process.cwd());
-  // picomatch compiles to backtracking regexes, and parses nested braces in time by the square
-  // of their depth: a model's pattern never needs more than these (measured: 24 groups of
-  // `{?,?}` took seconds, 40 never ended).
-  if (pattern.length > MAX_PATTERN_LENGTH) {
-    throw invalidPattern(
-      pattern,
-      `it is ${pattern.length} characters long; patterns are at most ${MAX_PATTERN_LENGTH}`,
-    );
-  }
-  const braces = pattern.split("{").length - 1;
-  if (braces > MAX_BRACE_GROUPS) {
-    throw invalidPattern(
-      pattern,
-      `more than ${MAX_BRACE_GROUPS} brace groups could take minutes to match; use fewer`,
-    );
-  }
+  const risk = globRisk(pattern);
+  if (risk) throw invalidPattern(pattern, risk);
   const normalized = normalizePattern(pattern, root);
   const fileType = options.fileType ?? "file";
   if (!["file", "dir", "symlink", "any"].includes(fileType)) {
@@ -239,23 +231,10 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
       `fileType must be file, dir, symlink or any, not ${fileType}.`,
     );
   }
-  const maxResults = options.maxResults ?? Number.POSITIVE_INFINITY;
-  if (!(maxResults >= 0)) {
-    throw new FreshfsError("INVALID_ARGUMENT", `maxResults must be 0 or more, not ${maxResults}.`);
-  }
+  const { limit, offset } = pageOf(options);
   const hidden = options.hidden ?? false;
   const useGitignore = options.gitignore ?? true;
   const includeNodeModules = options.includeNodeModules ?? normalized.includes("node_modules");
-  // picomatch compiles to backtracking regexes: several stars in one name cost O(n^k) on a
-  // long name (6 stars: seconds). No sane pattern needs more than three.
-  for (const segment of normalized.split("/")) {
-    if (segment !== "**" && (segment.match(/\*+/g) ?? []).length > MAX_STARS_PER_NAME) {
-      throw invalidPattern(
-        pattern,
-        `more than ${MAX_STARS_PER_NAME} wildcards in one name (${JSON.stringify(segment)}) could take minutes to match; use fewer`,
-      );
-    }
-  }
   let isMatch: (path: string) => boolean;
   try {
     isMatch = matcherFor(normalized, hidden);
@@ -366,12 +345,13 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
     });
     paths = order.map((i) => found.value.paths[i] as string);
   }
-  const matches = paths.length > maxResults ? paths.slice(0, maxResults) : paths;
+  const matches =
+    offset === 0 && paths.length <= limit ? paths : paths.slice(offset, offset + limit);
   return {
     root,
     matches,
     totalMatches: paths.length,
-    truncated: paths.length > matches.length,
+    truncated: offset + matches.length < paths.length,
     freshness: found.freshness,
     unwatched: found.unwatched,
   };

@@ -108,6 +108,70 @@ function walkProgress(request: ListingRequest): ((walk: WalkProgress) => void) |
   };
 }
 
+/**
+ * What every search over a listing takes (glob, fuzzyFind and grep extend it): where, which
+ * entries, how fresh, and one page of the answer.
+ */
+export interface ListingOptions {
+  /** The directory searched (grep: or one file); relative paths resolve against the cwd. @default process.cwd() */
+  path?: string | undefined;
+  /**
+   * Entries whose name starts with a dot (`.git` never). glob and fuzzyFind leave them out
+   * (a pattern that names one, `.github/**`, still finds it): they answer "which files are
+   * there", where caches and tool state in dot-directories would crowd out the sources. grep
+   * searches them: it answers "where is this text", and the configuration an agent looks for
+   * lives in `.github/`, `.vscode/`, `.eslintrc`.
+   * @default false (grep: true)
+   */
+  hidden?: boolean | undefined;
+  /** Leave out what `.gitignore`, `.ignore`, `.rgignore` and git's excludes leave out. @default true */
+  gitignore?: boolean | undefined;
+  /** Use the shared scan cache (and fill it). @default false */
+  cache?: boolean | undefined;
+  /**
+   * Answer from the root's live tree: watched after the first walk, synchronized with the watcher
+   * on every call, so the answer reflects every change completed before the call, by anyone.
+   * Needs `cache`; where the root cannot be watched, the cache's TTL policy applies.
+   * @default false
+   */
+  watch?: boolean | undefined;
+  /** Search node_modules (where the ignore rules let it through). @default glob, fuzzyFind: when the pattern names node_modules; grep: true */
+  includeNodeModules?: boolean | undefined;
+  /** Most results returned (paths, matches, or grep's records), after `offset`; the totals still count them all. @default unlimited (fuzzyFind: 100) */
+  limit?: number | undefined;
+  /** Results to skip first, to page through a long answer. @default 0 */
+  offset?: number | undefined;
+  /** Called now and then while a long walk (or grep's reading of files) goes on. */
+  onProgress?: ((progress: SearchProgress) => void) | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** A whole number >= 0 (or Infinity, where unlimited is allowed), or `fallback` when not given. */
+export function countOption(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isSafeInteger(value) && value >= 0) && value !== Number.POSITIVE_INFINITY) {
+    throw new FreshfsError(
+      "INVALID_ARGUMENT",
+      `${name} must be a whole number >= 0, not ${value}.`,
+    );
+  }
+  return value;
+}
+
+/** The page a search answers with: `limit` results after `offset`. */
+export interface Page {
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/** `limit` and `offset` checked, with the search's own default limit. */
+export function pageOf(options: ListingOptions, defaultLimit = Number.POSITIVE_INFINITY): Page {
+  return {
+    limit: countOption(options.limit, "limit", defaultLimit),
+    offset: countOption(options.offset, "offset", 0),
+  };
+}
+
 /** Options from an untyped caller (a model, JSON) checked for shape before use. */
 export function checkedOptions<T extends { signal?: AbortSignal | undefined }>(
   options: T | null | undefined,

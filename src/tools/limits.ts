@@ -27,7 +27,7 @@ export const GLOB_DEFAULT_LIMIT = 100;
 /** Default cap on matches returned by the `find` tool. */
 export const FIND_DEFAULT_LIMIT = 20;
 /** Default cap on records (lines, files or counts) returned by the `grep` tool. */
-export const GREP_DEFAULT_HEAD_LIMIT = 250;
+export const GREP_DEFAULT_LIMIT = 250;
 /** Grep lines longer than this are cut, with a marker. */
 export const GREP_MAX_COLUMNS = 500;
 /** Lines of context around each change in the unified diff an edit returns. */
@@ -40,7 +40,7 @@ export const AMBIGUOUS_LINES_SHOWN = 10;
  * The grep tool's whole budget: well inside an MCP client's usual request timeout (60 s), so
  * the caller gets the partial answer rather than a timeout.
  */
-export const GREP_TIMEOUT_MS = 30_000;
+export const GREP_TOOL_TIMEOUT_MS = 30_000;
 /** Entries `list` shows when no `limit` is given; a tree is cut level by level past it. */
 export const LIST_DEFAULT_LIMIT = 1000;
 /**

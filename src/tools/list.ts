@@ -16,6 +16,7 @@ import { isRuntimeDir } from "../io/runtime-dir.js";
 import type { Freshness } from "../scan/cache.js";
 import { comparePaths, lowerBound, subtreeEnd } from "../scan/order.js";
 import type { ScanEntry } from "../scan/walk.js";
+import { globRisk } from "../search/glob.js";
 import { searchListing } from "../search/listing.js";
 import { Args } from "./args.js";
 import type { CallOptions, ToolContext } from "./commit.js";
@@ -153,6 +154,13 @@ function ignoreMatcher(patterns: readonly string[]): (child: Child) => boolean {
     }
     // `dist/` and `dist/**` (opencode's and the reference server's spellings) mean the directory.
     const pattern = given.replace(/^\.\//, "").replace(/(\/\*\*)+$|\/+$/, "");
+    const risk = globRisk(pattern);
+    if (risk) {
+      throw new FreshfsError(
+        "INVALID_PATTERN",
+        `list: the ignore pattern ${JSON.stringify(given.slice(0, 40))} is refused: ${risk}.`,
+      );
+    }
     let regex: RegExp;
     try {
       regex = picomatch.makeRe(pattern, { dot: true });

@@ -17,9 +17,9 @@ import type { CallOptions, ToolContext } from "./commit.js";
 import {
   FIND_DEFAULT_LIMIT,
   GLOB_DEFAULT_LIMIT,
-  GREP_DEFAULT_HEAD_LIMIT,
+  GREP_DEFAULT_LIMIT,
   GREP_MAX_COLUMNS,
-  GREP_TIMEOUT_MS,
+  GREP_TOOL_TIMEOUT_MS,
   MAX_RESULT_BYTES,
 } from "./limits.js";
 import { fitting, NOTES_RESERVE_BYTES } from "./output.js";
@@ -213,7 +213,7 @@ export async function globTool(
       cache: context.cache,
       watch: context.watch,
       sortByMtime: true,
-      maxResults: offset + limit,
+      limit: offset + limit,
       signal: call.signal,
       onProgress: call.onProgress,
     });
@@ -351,7 +351,7 @@ export async function grepTool(
   const multiline = args.boolean("multiline") ?? false;
   const syntax = args.choice("syntax", SYNTAXES) ?? "rust";
   // 0 means no cap, as in Claude Code.
-  const asked = args.integer("head_limit", ["limit"], { min: 0 }) ?? GREP_DEFAULT_HEAD_LIMIT;
+  const asked = args.integer("head_limit", ["limit"], { min: 0 }) ?? GREP_DEFAULT_LIMIT;
   const limit = asked === 0 ? Number.POSITIVE_INFINITY : asked;
   const offset = args.integer("offset") ?? 0;
   // Context only means something for lines; elsewhere it is ignored, as Claude Code documents.
@@ -384,9 +384,9 @@ export async function grepTool(
       after: lined ? after : undefined,
       before: lined ? before : undefined,
       outputMode: mode,
-      headLimit: offset + limit,
+      limit: offset + limit,
       maxColumns: GREP_MAX_COLUMNS,
-      timeoutMs: GREP_TIMEOUT_MS,
+      timeoutMs: GREP_TOOL_TIMEOUT_MS,
       signal: call.signal,
       onProgress: call.onProgress,
     });

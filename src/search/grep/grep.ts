@@ -3,7 +3,7 @@
  * Depends on `scan/`, `search/listing`, picomatch and the rest of `search/grep`.
  *
  * The caller's thread selects the files and assembles the answer; a worker thread reads and
- * searches them in path order, so results stream in sorted and a `headLimit` stops the search
+ * searches them in path order, so results stream in sorted and a page (`offset + limit`) filled stops the search
  * early. A file on which the regex runs longer than `fileTimeoutMs` is abandoned (the worker is
  * terminated and a new one goes on after it) and reported; past `timeoutMs` the search stops
  * and the result is flagged partial. Either way the process keeps serving.
@@ -22,7 +22,7 @@ import { type Freshness, forceRescan, type ScanResult } from "../../scan/cache.j
 import { byteForm, IgnoreFile, type PatternProblem } from "../../scan/ignore/pattern.js";
 import { comparePaths } from "../../scan/order.js";
 import { resolveScanRoot, type ScanEntry } from "../../scan/walk.js";
-import { checkedOptions, type SearchProgress, searchListing } from "../listing.js";
+import { checkedOptions, type ListingOptions, pageOf, searchListing } from "../listing.js";
 import type { BinaryMode, LineRecord, SearchMode } from "./engine.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
 import { compilePattern } from "./pattern.js";
@@ -33,9 +33,7 @@ import type { WorkerBatch, WorkerOutcome, WorkerRange, WorkerSettings } from "./
 
 export type GrepOutputMode = SearchMode | "files_without_match";
 
-export interface GrepOptions {
-  /** A directory to search (relative paths resolve against the cwd), or one file. @default process.cwd() */
-  path?: string | undefined;
+export interface GrepOptions extends ListingOptions {
   /** Only files matching these globs (`rg -g`; `!glob` excludes; no `/`: any depth). */
   glob?: string | readonly string[] | undefined;
   /** Like `glob`, matched without regard to case (`rg --iglob`); after `glob`, as rg takes them. */
@@ -53,27 +51,12 @@ export interface GrepOptions {
   maxDepth?: number | undefined;
   /** Follow symbolic links to files and directories (`-L`); a link back up is not followed twice. @default false */
   follow?: boolean | undefined;
-  /** Search files whose name starts with a dot (`.git` never). @default true */
-  hidden?: boolean | undefined;
-  /** @default true */
-  gitignore?: boolean | undefined;
-  /** Use the shared scan cache. @default false */
-  cache?: boolean | undefined;
-  /**
-   * Answer from the root's live tree: watched after the first walk, synchronized with the watcher
-   * on every call, so the answer reflects every change completed before the call, by anyone.
-   * Needs `cache`; where the root cannot be watched, the cache's TTL policy applies.
-   * @default false
-   */
-  watch?: boolean | undefined;
   /**
    * With `watch`, use the live tree's content index: files it proves cannot match are not read
    * (built in the background at the first search, kept exact by the tree's events).
    * @default true
    */
   index?: boolean | undefined;
-  /** Search node_modules (when the ignore rules let it through). @default true */
-  includeNodeModules?: boolean | undefined;
   /** The pattern is a literal string (`-F`). @default false */
   fixedStrings?: boolean | undefined;
   /**
@@ -127,21 +110,14 @@ export interface GrepOptions {
   outputMode?: GrepOutputMode | undefined;
   /** Most matching lines per file (`-m`). @default unlimited */
   maxCount?: number | undefined;
-  /** Most records returned (lines, files or counts, by mode), after `offset`. @default unlimited */
-  headLimit?: number | undefined;
-  /** Records to skip first. @default 0 */
-  offset?: number | undefined;
   /** Larger files are skipped, and named in the result. @default GREP_MAX_FILE_BYTES (16 MiB) */
   maxFileSize?: number | undefined;
   /** Longer lines are cut, with a marker saying how much. @default 500 */
   maxColumns?: number | undefined;
   /** A file on which the regex runs longer is abandoned and reported. @default 5000 */
   fileTimeoutMs?: number | undefined;
-  /** The search stops here and returns what it has, flagged partial. @default GREP_SEARCH_TIMEOUT_MS (60000) */
+  /** The search stops here and returns what it has, flagged partial. @default GREP_DEFAULT_TIMEOUT_MS (60000) */
   timeoutMs?: number | undefined;
-  /** Called now and then while a long walk (or grep's reading of files) goes on. */
-  onProgress?: ((progress: SearchProgress) => void) | undefined;
-  signal?: AbortSignal | undefined;
 }
 
 export interface GrepLine {
@@ -185,9 +161,9 @@ export interface GrepResult {
   readonly files: readonly string[];
   /** `count` mode: matching lines per file, by path. */
   readonly counts: readonly { readonly path: string; readonly count: number }[];
-  /** Records (lines, files or counts) found, or found before the search stopped at `headLimit`. */
+  /** Records (lines, files or counts) found, or found before the search stopped at `offset + limit`. */
   readonly totalRecords: number;
-  /** More records exist beyond `offset + headLimit`. */
+  /** More records exist beyond `offset + limit`. */
   readonly truncated: boolean;
   /** Files searched (candidates after the filters). */
   readonly filesSearched: number;
@@ -220,13 +196,13 @@ const PROGRESS_EVERY_MS = 100;
  */
 export const GREP_MAX_FILE_BYTES = 16 * 1024 * 1024;
 /** grep's default `timeoutMs`: past it the search returns what it has, flagged partial. */
-export const GREP_SEARCH_TIMEOUT_MS = 60_000;
+export const GREP_DEFAULT_TIMEOUT_MS = 60_000;
 
 const DEFAULTS = {
   maxFileSize: GREP_MAX_FILE_BYTES,
   maxColumns: 500,
   fileTimeoutMs: 5000,
-  timeoutMs: GREP_SEARCH_TIMEOUT_MS,
+  timeoutMs: GREP_DEFAULT_TIMEOUT_MS,
 };
 
 function invalid(message: string): FreshfsError {
@@ -873,8 +849,7 @@ async function search(
   const before = count(options.before, "before", context);
   const after = count(options.after, "after", context);
   const maxCount = count(options.maxCount, "maxCount", Number.POSITIVE_INFINITY);
-  const headLimit = count(options.headLimit, "headLimit", Number.POSITIVE_INFINITY);
-  const offset = count(options.offset, "offset", 0);
+  const { limit, offset } = pageOf(options);
   const maxFileSize = count(options.maxFileSize, "maxFileSize", DEFAULTS.maxFileSize);
   const maxColumns = count(options.maxColumns, "maxColumns", DEFAULTS.maxColumns);
   const fileTimeoutMs = count(options.fileTimeoutMs, "fileTimeoutMs", DEFAULTS.fileTimeoutMs);
@@ -943,7 +918,7 @@ async function search(
   const tooLarge: { path: string; size: number }[] = [];
   const unreadable: { path: string; code: string }[] = [];
   const failed: { path: string; message: string }[] = [];
-  const wanted = offset + headLimit;
+  const wanted = offset + limit;
   const keep = () => records > offset && records <= wanted;
   // Results arrive in path order; take them in order, and stop once one record more than
   // the page is in hand (that one says the answer is truncated).
