@@ -35,6 +35,7 @@ export {
   scanCachePolicy,
 } from "./scan/cache.js";
 export { explainPath, type PathExplanation } from "./scan/explain.js";
+export { FILE_TYPES } from "./scan/ignore/default-types.js";
 export type { IgnoreRule } from "./scan/ignore/pattern.js";
 export type {
   EntryType,
@@ -67,7 +68,6 @@ export {
   grep,
   grepFiles,
 } from "./search/grep/grep.js";
-export { FILE_TYPES } from "./search/grep/types.js";
 export type { ListingOptions, SearchProgress } from "./search/listing.js";
 export { type PathLockOptions, withPathLock } from "./state/lock.js";
 export {

@@ -11,6 +11,7 @@ import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { FreshfsError } from "../errors.js";
 import { encodeName, hasEscapedBytes } from "../io/bytes.js";
+import { FILE_TYPES } from "../scan/ignore/default-types.js";
 import { compareByEntries } from "../scan/order.js";
 import {
   GREP_DEFAULT_TIMEOUT_MS,
@@ -21,7 +22,6 @@ import {
   grep,
   grepFiles,
 } from "../search/grep/grep.js";
-import { FILE_TYPES } from "../search/grep/types.js";
 import { badInput, isFileOperand, namer, withProgress } from "./commands.js";
 import { type GrepArgs, parseGrepArgs } from "./rg-args.js";
 

@@ -59,15 +59,29 @@ export interface EngineSettings {
  */
 export type BinaryMode = "skip" | "quit" | "report" | "text";
 
+/** One line of a file's answer: a matching line, or a context line around one. */
+export interface LineRecord {
+  /** 1-based. */
+  readonly line: number;
+  /** Without the newline. */
+  readonly text: string;
+  readonly match: boolean;
+  /** With `spans`: where the line is, and (on a matching line) where its matches are. */
+  readonly spans?: LineSpans;
+}
+
 /**
- * [line number (1-based), text (without the newline), whether the line matched], and with
- * `spans`: [.., the line's byte offset in the file, the matches' [start, end) character offsets
- * in the text (flat), each match's text (or its replacement)]. In multiline mode a match's
- * offsets count from its first line's start and may run past that line.
+ * A line's place and its matches. In multiline mode a match's offsets count from its first
+ * line's start and may run past that line.
  */
-export type LineRecord =
-  | [number, string, boolean]
-  | [number, string, boolean, number, number[], string[]];
+export interface LineSpans {
+  /** The line's byte offset in the file. */
+  readonly offset: number;
+  /** The matches' [start, end) character offsets in the text, flat: 2 numbers a match. */
+  readonly at: readonly number[];
+  /** Each match's text (or its replacement). */
+  readonly texts: readonly string[];
+}
 
 export type FileOutcome =
   | { readonly kind: "binary" }
@@ -536,9 +550,15 @@ function withContext(
       : null;
   const matchRecord = (line: Line): LineRecord => {
     const text = decode(buffer, line);
-    if (spans === null) return [line.number, text, true];
+    if (spans === null) return { line: line.number, text, match: true };
     const found = spans ? spans.get(line.number) : matchesIn(text, regex, settings.replace);
-    return [line.number, text, true, line.start, found?.starts ?? [], found?.texts ?? []];
+    const at = found?.starts ?? [];
+    return {
+      line: line.number,
+      text,
+      match: true,
+      spans: { offset: line.start, at, texts: found?.texts ?? [] },
+    };
   };
   if (before === 0 && after === 0) return matched.map(matchRecord);
   // A context line that matches is shown as a match (as ripgrep does past a -m limit).
@@ -546,8 +566,14 @@ function withContext(
     const text = decode(buffer, line);
     regex.lastIndex = 0;
     const matches = !settings.multiline && regex.test(text) !== invert;
-    if (spans === null) return [line.number, text, matches];
-    return matches ? matchRecord(line) : [line.number, text, false, line.start, [], []];
+    if (spans === null) return { line: line.number, text, match: matches };
+    if (matches) return matchRecord(line);
+    return {
+      line: line.number,
+      text,
+      match: false,
+      spans: { offset: line.start, at: [], texts: [] },
+    };
   };
   const records = new Map<number, LineRecord>();
   // The furthest line an after-context reached: the next match's goes on from there, so that
@@ -575,7 +601,7 @@ function withContext(
     }
     furthest = next;
   }
-  return [...records.values()].sort((a, b) => a[0] - b[0]);
+  return [...records.values()].sort((a, b) => a.line - b.line);
 }
 
 /**
@@ -595,7 +621,7 @@ function replacedBlocks(
   let k = 0;
   for (let i = 0; i < records.length; ) {
     const first = records[i] as LineRecord;
-    if (!first[2] || first.length === 3) {
+    if (!first.match || !first.spans) {
       out.push(first);
       i++;
       continue;
@@ -604,12 +630,12 @@ function replacedBlocks(
     while (j < records.length) {
       const next = records[j] as LineRecord;
       const previous = records[j - 1] as LineRecord;
-      if (!next[2] || next[0] !== previous[0] + 1) break;
+      if (!next.match || next.line !== previous.line + 1) break;
       j++;
     }
     const last = records[j - 1] as LineRecord;
-    const from = first[3] as number;
-    const lastEnd = (last[3] as number) + Buffer.byteLength(last[1]);
+    const from = first.spans.offset;
+    const lastEnd = (last.spans?.offset as number) + Buffer.byteLength(last.text);
     const to = lastEnd < buffer.length ? lastEnd + 1 : lastEnd;
     const text = buffer.toString("utf8", from, to);
     const offset = buffer.toString("utf8", 0, from).length;
@@ -623,7 +649,7 @@ function replacedBlocks(
       );
       texts.push(all.texts[k] as string);
     }
-    out.push([first[0], text, true, from, starts, texts]);
+    out.push({ line: first.line, text, match: true, spans: { offset: from, at: starts, texts } });
     i = j;
   }
   return out;

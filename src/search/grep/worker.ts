@@ -222,11 +222,9 @@ function searchStretches(
     matches += outcome.matches;
     const base = (stretches[s + 2] as number) - 1;
     for (const record of outcome.lines) {
-      lines.push(
-        record.length === 3
-          ? [record[0] + base, record[1], record[2]]
-          : [record[0] + base, record[1], record[2], record[3] + from, record[4], record[5]],
-      );
+      const line = record.line + base;
+      const spans = record.spans && { ...record.spans, offset: record.spans.offset + from };
+      lines.push(spans ? { ...record, line, spans } : { ...record, line });
     }
   }
   return matches === 0 ? { kind: "none" } : { kind: "hits", matches, lines };
