@@ -25,7 +25,7 @@ import {
 } from "./candidates.js";
 import { type Answered, type GrepResult, RecordSink } from "./collect.js";
 import { type GrepOptions, type ResolvedGrep, resolveGrepOptions } from "./options.js";
-import { FileFeed, type FileHints, runSearch, type Scheduled } from "./schedule.js";
+import { type Budget, FileFeed, NO_HINTS, runSearch, type Scheduled } from "./schedule.js";
 import type { WorkerSettings } from "./worker.js";
 
 export type { GrepLine, GrepResult, GrepSkipped, GrepSubmatch } from "./collect.js";
@@ -94,23 +94,17 @@ async function search(
   const target = resolveTarget(options.path, confined);
   const settings = workerSettings(options, target);
   const sink = new RecordSink(options);
-  const budget = {
+  const budget: Budget = {
     fileTimeoutMs: options.fileTimeoutMs,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
   };
-  const noHints: FileHints = { stretches: new Map(), branches: new Map() };
 
   if (target.kind === "file") {
     const found = fileListed(target);
     sink.reading(found.candidates);
-    const scheduled = await runSearch(
-      settings,
-      new FileFeed(found.candidates),
-      sink.take,
-      budget,
-      noHints,
-    );
+    const feed = new FileFeed(found.candidates);
+    const scheduled = await runSearch(settings, feed, sink.take, budget, NO_HINTS);
     return sink.result(answered(target, found), scheduled, found.candidates.length);
   }
 
@@ -127,7 +121,8 @@ async function search(
   }
 
   let scheduled: Scheduled;
-  const index = streamed?.started ? undefined : indexFor(target.root, options, found.freshness);
+  // Asked for even when the search streamed: the first live search starts the index's build.
+  const index = indexFor(target.root, options, found.freshness);
   if (streamed?.started) {
     scheduled = await streamed.finish(found.candidates);
   } else if (index) {
@@ -139,7 +134,7 @@ async function search(
     streamed?.detach();
     sink.reading(found.candidates);
     const feed = new FileFeed(found.candidates);
-    scheduled = await runSearch(settings, feed, sink.take, budget, noHints);
+    scheduled = await runSearch(settings, feed, sink.take, budget, NO_HINTS);
   }
   // Files changed since the index read them (or new) are indexed again, once this answer is
   // returned: the build thread does not compete with its reading, nor the bookkeeping with it.
@@ -155,17 +150,13 @@ async function search(
 class StreamedSearch {
   readonly #settings: WorkerSettings;
   readonly #sink: RecordSink;
-  readonly #budget: { fileTimeoutMs: number; timeoutMs: number; signal: AbortSignal | undefined };
+  readonly #budget: Budget;
   readonly #stop = new AbortController();
   readonly #onAbort = () => this.#stop.abort();
   #feed: FileFeed | undefined;
   #running: Promise<Scheduled> | undefined;
 
-  constructor(
-    settings: WorkerSettings,
-    sink: RecordSink,
-    budget: { fileTimeoutMs: number; timeoutMs: number; signal: AbortSignal | undefined },
-  ) {
+  constructor(settings: WorkerSettings, sink: RecordSink, budget: Budget) {
     this.#settings = settings;
     this.#sink = sink;
     this.#budget = budget;
@@ -183,8 +174,7 @@ class StreamedSearch {
       this.#feed = feed;
       this.#sink.reading(feed.files);
       const budget = { ...this.#budget, signal: this.#stop.signal };
-      const noHints = { stretches: new Map(), branches: new Map() };
-      this.#running = runSearch(this.#settings, feed, this.#sink.take, budget, noHints);
+      this.#running = runSearch(this.#settings, feed, this.#sink.take, budget, NO_HINTS);
       // Awaited once the listing is complete; a failure meanwhile must not go unhandled.
       this.#running.catch(() => undefined);
     }

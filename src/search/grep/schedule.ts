@@ -117,6 +117,9 @@ export interface FileHints {
   readonly branches: ReadonlyMap<number, number>;
 }
 
+/** Files known only by their names: every file read whole. */
+export const NO_HINTS: FileHints = { stretches: new Map(), branches: new Map() };
+
 export interface Scheduled {
   /** Feed indexes of the files abandoned because the regex ran past its budget on them. */
   readonly timedOut: number[];
