@@ -2,7 +2,8 @@
  * A live tree: the listing of one (root, hidden, gitignore) key, kept current by a
  * `WatchBackend`'s events, so that every answer reflects every change that completed before the
  * call began. Depends on `scan/` (the walker and its rule, `judge`), `live/backend` (the events),
- * `live/sources` (the rule files it watches) and `live/edits` (the splices of its listing).
+ * `live/directories` (the directories it watches and their confirmations), `live/sources` (the
+ * rule files it depends on) and `live/edits` (the splices of its listing).
  *
  * How it stays exact:
  * - It watches every directory the listing entered (ignored and hidden ones are never entered),
@@ -51,6 +52,7 @@ import {
   type WatchedReport,
   type WatchSubscriber,
 } from "./backend.js";
+import { WatchedDirectories } from "./directories.js";
 import {
   childNames,
   EditBatch,
@@ -59,36 +61,7 @@ import {
   listingBytes,
   type Replacement,
 } from "./edits.js";
-import {
-  fingerprint,
-  heldIgnoreBytes,
-  printSources,
-  RuleSources,
-  rewalkFor,
-  sameIgnoreBytes,
-} from "./sources.js";
-
-interface DirState {
-  readonly frame: DirectoryFrame;
-  readonly dev: number;
-  readonly ino: number;
-  readonly digest: string;
-  /** The `.gitignore`, `.ignore` and `.rgignore` bytes its rules came from, when it has any. */
-  readonly ignoreBytes: WalkedDirectory["ignoreBytes"] | undefined;
-  /** The watch request whose report (or a later one) confirms it; 0 once confirmed. */
-  request: number;
-}
-
-function stateOf(dir: WalkedDirectory, request: number): DirState {
-  return {
-    frame: dir.frame,
-    dev: dir.dev,
-    ino: dir.ino,
-    digest: dir.digest,
-    ignoreBytes: heldIgnoreBytes(dir),
-    request,
-  };
-}
+import { fingerprint, printSources, RuleSources, rewalkFor } from "./sources.js";
 
 /** More changed names than this in one directory: it is read whole instead, one readdir. */
 const READ_WHOLE_AT = 256;
@@ -141,10 +114,7 @@ export class LiveTree implements WatchSubscriber {
   readonly #kinds: ReturnType<typeof entryKinds>;
 
   #listing: LiveListing = emptyListing();
-  readonly #dirs = new Map<string, DirState>();
-  /** Directories watched for this tree (absolute), confirmed or not. */
-  readonly #watched = new Set<string>();
-  #unconfirmed = 0;
+  readonly #dirs = new WatchedDirectories();
   /** The rule files outside the listing, and the places watched for them. */
   readonly #sources: RuleSources;
   /** Changes not yet applied: directory (relative) → names ("" for the whole directory). */
@@ -191,7 +161,7 @@ export class LiveTree implements WatchSubscriber {
       !this.#closed &&
       !this.#rebuilding &&
       this.#status === "live" &&
-      this.#unconfirmed === 0 &&
+      this.#dirs.unconfirmed === 0 &&
       this.#sources.unconfirmed === 0 &&
       this.#distrust === undefined
     );
@@ -214,7 +184,7 @@ export class LiveTree implements WatchSubscriber {
 
   /** Directories watched for this tree. */
   get watchCount(): number {
-    return this.#watched.size;
+    return this.#dirs.watchCount;
   }
 
   /** A call is under way: the registry does not evict the tree under it. */
@@ -274,7 +244,7 @@ export class LiveTree implements WatchSubscriber {
       this.#pendingNames === 0 &&
       this.#distrust === undefined &&
       !this.#rulesChanged &&
-      this.#unconfirmed === 0 &&
+      this.#dirs.unconfirmed === 0 &&
       this.#sources.unconfirmed === 0
     );
   }
@@ -296,7 +266,7 @@ export class LiveTree implements WatchSubscriber {
       }
       // Confirmations asked for before the sync have arrived by now, save those still queued
       // behind a large setup: a few are worth waiting for, many are not.
-      const waiting = this.#unconfirmed + this.#sources.unconfirmed;
+      const waiting = this.#dirs.unconfirmed + this.#sources.unconfirmed;
       if (waiting > 0 && waiting <= 512 && this.#distrust === undefined) {
         await this.#confirmations(signal);
       }
@@ -304,7 +274,7 @@ export class LiveTree implements WatchSubscriber {
     if (this.#distrust !== undefined || this.#status === "empty") {
       return this.#rebuild(false, signal, onProgress);
     }
-    if (this.#unconfirmed > 0 || this.#sources.unconfirmed > 0) {
+    if (this.#dirs.unconfirmed > 0 || this.#sources.unconfirmed > 0) {
       return this.#plainWalk(signal, onProgress);
     }
     if (this.#rulesChanged) return this.#rebuild(true, signal, onProgress);
@@ -314,12 +284,12 @@ export class LiveTree implements WatchSubscriber {
       // Given up by the registry while applying (a budget exceeded): its listing is gone.
       if (this.#closed) return this.#plainWalk(signal, onProgress);
     }
-    if (this.#status === "starting" && this.#unconfirmed === 0) this.#status = "live";
+    if (this.#status === "starting" && this.#dirs.unconfirmed === 0) this.#status = "live";
     return this.#snapshot("live");
   }
 
   #confirmations(signal: AbortSignal | undefined): Promise<void> {
-    if (this.#unconfirmed === 0 && this.#sources.unconfirmed === 0) return Promise.resolve();
+    if (this.#dirs.unconfirmed === 0 && this.#sources.unconfirmed === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, 2000);
       function done() {
@@ -416,23 +386,8 @@ export class LiveTree implements WatchSubscriber {
       throw error;
     }
     if (this.#closed) return { ...listing, cacheAgeMs: 0, freshness: "walked" };
-    const previous = this.#dirs;
-    const keep = new Map<string, DirState>();
-    const fresh: string[] = [];
     const request = this.#backend.nextRequest();
-    for (const [rel, dir] of walked) {
-      const old = previous.get(rel);
-      if (trusted && old?.request === 0 && old.dev === dir.dev && old.ino === dir.ino) {
-        keep.set(rel, stateOf(dir, 0));
-      } else {
-        keep.set(rel, stateOf(dir, request));
-        fresh.push(dir.frame.absolute);
-      }
-    }
-    const gone: string[] = [];
-    for (const [rel, old] of previous) if (!keep.has(rel)) gone.push(old.frame.absolute);
-    previous.clear();
-    for (const [rel, dir] of keep) this.#dirs.set(rel, dir);
+    const { fresh, gone } = this.#dirs.replaceAll(walked, trusted, request);
     // A file the new rules leave out is no longer watched (its directory may go unwatched):
     // whatever the index knew of it cannot be trusted if it comes back.
     if (trusted && this.#observer) {
@@ -444,12 +399,9 @@ export class LiveTree implements WatchSubscriber {
     }
     const { entries, skipped, warnings } = listing;
     this.#listing = { entries, skipped, warnings, byExtension: undefined };
-    this.#unconfirmed = fresh.length;
-    this.#bytes = listingBytes(this.root, this.#listing, this.#dirs.keys());
+    this.#bytes = listingBytes(this.root, this.#listing, this.#dirs.rels());
     this.#status = "starting";
-    for (const path of gone) this.#watched.delete(path);
     this.#release(gone);
-    for (const path of fresh) this.#watched.add(path);
     // Within its budgets before a single watch is set up (the registry may close it here).
     this.#options.onResize(this, fresh.length);
     if (this.#closed) return { ...listing, cacheAgeMs: 0, freshness: "walked" };
@@ -476,7 +428,7 @@ export class LiveTree implements WatchSubscriber {
   #release(dirs: readonly string[]): void {
     this.#backend.unwatch(
       this,
-      dirs.filter((dir) => !this.#watched.has(dir) && !this.#sources.has(dir)),
+      dirs.filter((dir) => !this.#dirs.isWatched(dir) && !this.#sources.has(dir)),
     );
   }
 
@@ -490,9 +442,7 @@ export class LiveTree implements WatchSubscriber {
   /** Stops watching; later calls walk. */
   close(): void {
     this.#closed = true;
-    this.#backend.unwatch(this, [...this.#watched, ...this.#sources.release()]);
-    this.#watched.clear();
-    this.#dirs.clear();
+    this.#backend.unwatch(this, [...this.#dirs.release(), ...this.#sources.release()]);
     this.#listing = emptyListing();
     this.#status = "empty";
     for (const wake of this.#confirmWaiters.splice(0)) wake();
@@ -535,7 +485,7 @@ export class LiveTree implements WatchSubscriber {
     const change = this.#sources.changeAt(dir, name);
     if (change === "root") this.#distrust ??= "the root was moved or deleted";
     else if (change === "rules") this.#rulesChanged = true;
-    if (!this.#watched.has(dir)) return;
+    if (!this.#dirs.isWatched(dir)) return;
     const rel = this.#relOf(dir);
     if (rel !== undefined) this.#note(rel, name);
   }
@@ -552,41 +502,29 @@ export class LiveTree implements WatchSubscriber {
       }
     }
     const rel = this.#relOf(report.path);
-    const state = rel === undefined ? undefined : this.#dirs.get(rel);
-    // Only a read made after this tree's own request confirms: an earlier one (another tree's)
-    // may predate changes this tree was not yet subscribed to hear about.
-    if (rel === undefined || !state || state.request === 0 || request < state.request) return;
-    if (report.code !== undefined) {
-      if (UNWATCHABLE.has(report.code)) {
-        this.#options.onUnwatchable(this, `cannot watch ${report.path} (${report.code})`);
-        return;
-      }
-      // Gone, or no longer a directory, since it was read: its parent says what it is now.
-      this.#watched.delete(report.path);
-      if (rel === "") this.#distrust ??= `the root cannot be watched (${report.code})`;
-      else this.#note(dirname(rel) === "." ? "" : dirname(rel), basename(rel));
-    } else if (
-      report.digest !== state.digest ||
-      report.dev !== state.dev ||
-      report.ino !== state.ino
-    ) {
-      // Changed between the walk's read and the watch: read it again (and below, if replaced).
-      if (report.dev !== state.dev || report.ino !== state.ino) {
-        if (rel === "") this.#distrust ??= "the root was replaced";
-        else this.#note(dirname(rel) === "." ? "" : dirname(rel), basename(rel));
-      } else {
-        this.#note(rel, "");
-      }
-    } else if (!sameIgnoreBytes(report.path, state.ignoreBytes)) {
+    if (rel === undefined || !this.#dirs.awaits(rel, request)) return;
+    if (report.code !== undefined && UNWATCHABLE.has(report.code)) {
+      this.#options.onUnwatchable(this, `cannot watch ${report.path} (${report.code})`);
+      return;
+    }
+    const found = this.#dirs.confirm(rel, report);
+    // Changed between the walk's read and the watch: read it again (and below, if replaced);
+    // gone, or no longer a directory, since it was read: its parent says what it is now.
+    if ((found === "gone" || found === "replaced") && rel === "") {
+      this.#distrust ??=
+        found === "gone" ? `the root cannot be watched (${report.code})` : "the root was replaced";
+    } else if (found === "gone" || found === "replaced") {
+      this.#note(dirname(rel) === "." ? "" : dirname(rel), basename(rel));
+    } else if (found === "names") {
+      this.#note(rel, "");
+    } else if (found === "rules") {
       this.#note(rel, ".gitignore");
     }
-    state.request = 0;
-    this.#unconfirmed--;
     this.#wakeIfConfirmed();
   }
 
   #wakeIfConfirmed(): void {
-    if (this.#unconfirmed > 0 || this.#sources.unconfirmed > 0) return;
+    if (this.#dirs.unconfirmed > 0 || this.#sources.unconfirmed > 0) return;
     for (const wake of this.#confirmWaiters.splice(0)) wake();
   }
 
@@ -623,25 +561,25 @@ export class LiveTree implements WatchSubscriber {
     const batch = new EditBatch(this.root);
     for (const rel of order) {
       if (batch.covers(rel)) continue;
-      const state = this.#dirs.get(rel);
-      if (!state) continue;
+      const frame = this.#dirs.frame(rel);
+      if (!frame) continue;
       let names = work.get(rel) as Set<string>;
       let types: Map<string, EntryType | undefined> | undefined;
       if (names.has("") || names.size > READ_WHOLE_AT) {
-        types = this.#readWhole(state);
+        types = this.#readWhole(frame);
         names = new Set(types.keys());
       }
       const rewalk = rewalkFor(rel, names);
       if (rewalk === "tree") return false;
       if (rewalk) {
-        const parent = this.#dirs.get(rewalk.parent);
+        const parent = this.#dirs.frame(rewalk.parent);
         if (!parent) return false;
         await this.#change(batch, parent, rewalk.name, signal, undefined);
         continue;
       }
       for (const name of names) {
         const known = types?.has(name) ? { type: types.get(name) } : undefined;
-        await this.#change(batch, state, name, signal, known);
+        await this.#change(batch, frame, name, signal, known);
       }
     }
     this.#commit(batch);
@@ -649,13 +587,12 @@ export class LiveTree implements WatchSubscriber {
   }
 
   /** Every name the directory holds now (with its type) or held as far as the listing knows. */
-  #readWhole(state: DirState): Map<string, EntryType | undefined> {
+  #readWhole(frame: DirectoryFrame): Map<string, EntryType | undefined> {
     const types = new Map<string, EntryType | undefined>();
-    const { rel, prefix } = state.frame;
+    const { rel, prefix, absolute } = frame;
     for (const name of childNames(this.#listing, rel, prefix)) types.set(name, undefined);
     let dirents: Dirent[] = [];
     try {
-      const absolute = state.frame.absolute;
       dirents = withRealNames(readdirSync(fsPath(absolute), { withFileTypes: true }), absolute);
     } catch {
       // Gone or unreadable: its parent's event says so; every name known is gone from here.
@@ -665,17 +602,16 @@ export class LiveTree implements WatchSubscriber {
   }
 
   /**
-   * Looks at `name` in directory `state` again and records the edits that bring the listing to
+   * Looks at `name` in directory `frame` again and records the edits that bring the listing to
    * what it is now. `known`: its type from a readdir just made (undefined type: gone).
    */
   async #change(
     batch: EditBatch,
-    state: DirState,
+    frame: DirectoryFrame,
     name: string,
     signal: AbortSignal | undefined,
     known: { type: EntryType | undefined } | undefined,
   ): Promise<void> {
-    const frame = state.frame;
     const rel = `${frame.prefix}${name}`;
     const absolute = `${frame.absolute}/${name}`;
     let type: EntryType | undefined;
@@ -729,27 +665,9 @@ export class LiveTree implements WatchSubscriber {
     // files unwatched): the index holds nothing of them it can vouch for.
     for (const path of batch.replacedPaths) this.#observer?.changed(path);
     this.#listing = batch.applyTo(this.#listing);
-    const added = new Map(batch.addedDirs.map((dir) => [dir.frame.rel, dir]));
-    const unwatch: string[] = [];
-    for (const rel of batch.removedDirs) {
-      const state = this.#dirs.get(rel);
-      if (!state) continue;
-      this.#dirs.delete(rel);
-      if (state.request !== 0) this.#unconfirmed--;
-      if (!added.has(rel)) {
-        unwatch.push(state.frame.absolute);
-        this.#watched.delete(state.frame.absolute);
-      }
-    }
     this.#addSources(batch.prints);
-    const watch: string[] = [];
     const request = this.#backend.nextRequest();
-    for (const [rel, dir] of added) {
-      this.#dirs.set(rel, stateOf(dir, request));
-      this.#unconfirmed++;
-      this.#watched.add(dir.frame.absolute);
-      watch.push(dir.frame.absolute);
-    }
+    const { watch, unwatch } = this.#dirs.edit(batch.removedDirs, batch.addedDirs, request);
     this.#release(unwatch);
     this.#bytes += batch.bytes;
     this.#options.onResize(this, watch.length);
