@@ -1,8 +1,9 @@
 /**
  * A live tree: the listing of one (root, hidden, gitignore) key, kept current by a
  * `WatchBackend`'s events, so that every answer reflects every change that completed before the
- * call began (contract 5.2). Depends on `scan/` (the walker and its rule, `judge`) and
- * `live/backend`.
+ * call began. Depends on `scan/` (the walker and its rule, `judge`), `live/backend` (the events),
+ * `live/directories` (the directories it watches and their confirmations), `live/sources` (the
+ * rule files it depends on) and `live/edits` (the splices of its listing).
  *
  * How it stays exact:
  * - It watches every directory the listing entered (ignored and hidden ones are never entered),
@@ -22,26 +23,22 @@
  *   kernel's queue, a failed watch, a thread that did not answer) discards it all: the next
  *   call walks again, as the first one did.
  */
-import { createHash } from "node:crypto";
-import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { FreshfsError } from "../errors.js";
 import { fsPath } from "../io/bytes.js";
 import type { ScanResult } from "../scan/cache.js";
-import { comparePaths, lowerBound, subtreeEnd } from "../scan/order.js";
+import { comparePaths } from "../scan/order.js";
 import {
   type DirectoryFrame,
   type EntryType,
   entryKinds,
-  extensionOf,
   indexByExtension,
   judge,
   LISTED,
   type Listing,
   OMITTED,
   ScanEntry,
-  type ScanWarning,
-  type SkippedFile,
   skippedFile,
   typeOf,
   type WalkedDirectory,
@@ -55,196 +52,19 @@ import {
   type WatchedReport,
   type WatchSubscriber,
 } from "./backend.js";
-
-interface DirState {
-  readonly frame: DirectoryFrame;
-  readonly dev: number;
-  readonly ino: number;
-  readonly digest: string;
-  /** The `.gitignore`, `.ignore` and `.rgignore` bytes its rules came from, when it has any. */
-  readonly ignoreBytes: WalkedDirectory["ignoreBytes"] | undefined;
-  /** The watch request whose report (or a later one) confirms it; 0 once confirmed. */
-  request: number;
-}
-
-function stateOf(dir: WalkedDirectory, request: number): DirState {
-  const [gitignore, ignore, rgignore] = dir.ignoreBytes;
-  return {
-    frame: dir.frame,
-    dev: dir.dev,
-    ino: dir.ino,
-    digest: dir.digest,
-    ignoreBytes: gitignore || ignore || rgignore ? dir.ignoreBytes : undefined,
-    request,
-  };
-}
-
-/** Whether the ignore files of a directory still hold the bytes its rules came from. */
-function sameIgnoreBytes(absolute: string, bytes: DirState["ignoreBytes"]): boolean {
-  const read = (name: string) => {
-    try {
-      return readFileSync(fsPath(`${absolute}/${name}`));
-    } catch {
-      return undefined;
-    }
-  };
-  if (!bytes) return true;
-  const now = [read(".gitignore"), read(".ignore"), read(".rgignore")];
-  return bytes.every((was, i) => {
-    const is = now[i];
-    return was === undefined ? is === undefined : is?.equals(was) === true;
-  });
-}
-
-interface Edit<T> {
-  readonly start: number;
-  readonly end: number;
-  readonly items: readonly T[];
-  readonly key: string;
-}
-
-function applyEdits<T>(items: readonly T[], edits: Edit<T>[]): T[] {
-  if (edits.length === 0) return items as T[];
-  edits.sort((a, b) => a.start - b.start || comparePaths(a.key, b.key));
-  const parts: (readonly T[])[] = [];
-  let at = 0;
-  for (const edit of edits) {
-    if (edit.start > at) parts.push(items.slice(at, edit.start));
-    if (edit.items.length > 0) parts.push(edit.items);
-    at = Math.max(at, edit.end);
-  }
-  if (at < items.length) parts.push(items.slice(at));
-  return ([] as T[]).concat(...parts);
-}
-
-/**
- * `index` after `batch`: a new map (snapshots hold the old one) with new buckets for the
- * extensions the batch touched, others shared. The cost follows the buckets touched, not the
- * tree.
- */
-function reindexed(
-  index: Map<string, ScanEntry[]>,
-  entries: readonly ScanEntry[],
-  batch: Batch,
-): Map<string, ScanEntry[]> {
-  const removed = new Map<string, Set<ScanEntry>>();
-  const added = new Map<string, ScanEntry[]>();
-  const touch = <T>(map: Map<string, T>, extension: string, make: () => T): T => {
-    let value = map.get(extension);
-    if (value === undefined) {
-      value = make();
-      map.set(extension, value);
-    }
-    return value;
-  };
-  for (const edit of batch.entries) {
-    for (let i = edit.start; i < edit.end; i++) {
-      const entry = entries[i] as ScanEntry;
-      const extension = extensionOf(entry.path);
-      if (extension !== undefined) touch(removed, extension, () => new Set()).add(entry);
-    }
-    for (const entry of edit.items) {
-      const extension = extensionOf(entry.path);
-      if (extension !== undefined) touch(added, extension, () => []).push(entry);
-    }
-  }
-  const out = new Map(index);
-  for (const extension of new Set([...removed.keys(), ...added.keys()])) {
-    const gone = removed.get(extension);
-    let bucket = index.get(extension) ?? [];
-    bucket = gone ? bucket.filter((entry) => !gone.has(entry)) : [...bucket];
-    for (const entry of added.get(extension) ?? []) {
-      bucket.splice(lowerBound(bucket, entry.path), 0, entry);
-    }
-    if (bucket.length > 0) out.set(extension, bucket);
-    else out.delete(extension);
-  }
-  return out;
-}
-
-/**
- * Fingerprints, right after the walk read `dir`, the rule files it brought: a nested
- * repository's sources, and where a `.ignore` or `.rgignore` that is a symlink leads.
- */
-function printSources(dir: WalkedDirectory, prints: Map<string, string>): void {
-  for (const file of nestedSources(dir)) prints.set(file, fingerprint(file));
-  for (const link of dir.linkedIgnore) {
-    try {
-      const target = realpathSync(link);
-      prints.set(target, fingerprint(target));
-    } catch {
-      // Dangling since: the link's own name is watched in its directory.
-    }
-  }
-}
-
-/** A nested repository's sources, when `dir` is the top of one. */
-function nestedSources(dir: WalkedDirectory): readonly string[] {
-  const repository = dir.frame.ignore?.repository;
-  return repository && repository.root === dir.frame.absolute && dir.frame.rel !== ""
-    ? repository.sources
-    : [];
-}
-
-/**
- * Watches for `file` in `sources`: its nearest existing directory, with the name that leads to
- * it (so that making the missing directories is seen too).
- */
-function addSource(sources: Map<string, Set<string>>, file: string): void {
-  let dir = dirname(file);
-  let name = basename(file);
-  while (!isDirectory(dir) && dirname(dir) !== dir) {
-    name = basename(dir);
-    dir = dirname(dir);
-  }
-  let names = sources.get(dir);
-  if (!names) {
-    names = new Set();
-    sources.set(dir, names);
-  }
-  names.add(name);
-}
-
-/** Names whose change re-derives the rules of the directory holding them. */
-const RULE_NAMES = new Set([".gitignore", ".ignore", ".rgignore", ".git"]);
+import { WatchedDirectories } from "./directories.js";
+import {
+  childNames,
+  EditBatch,
+  emptyListing,
+  type LiveListing,
+  listingBytes,
+  type Replacement,
+} from "./edits.js";
+import { fingerprint, printSources, RuleSources, rewalkFor } from "./sources.js";
 
 /** More changed names than this in one directory: it is read whole instead, one readdir. */
 const READ_WHOLE_AT = 256;
-
-/**
- * Estimated heap of an entry beside its path's characters: the object (48), the path's string
- * header and padding (~20), its slots in the listing and in glob's index by extension (16), and
- * the slack of arrays copied per change. Measured on a live tree of 1,010,000 entries with
- * 11-character paths: 118 bytes an entry in all.
- */
-export const LIVE_ENTRY_BYTES = 104;
-/** Estimated heap of a directory's state (frame, strings, map slot), beside its path. */
-const DIR_BYTES = 240;
-
-function entryBytes(entry: { readonly path: string }): number {
-  return LIVE_ENTRY_BYTES + entry.path.length;
-}
-
-/** A file's state, to tell whether a rule source changed while its watch was set up. */
-function fingerprint(path: string): string {
-  try {
-    const stats = lstatSync(fsPath(path));
-    if (!stats.isFile()) return `${stats.isDirectory() ? "d" : "o"}:${stats.dev}:${stats.ino}`;
-    return `f:${createHash("sha1")
-      .update(readFileSync(fsPath(path)))
-      .digest("hex")}`;
-  } catch {
-    return "-";
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return lstatSync(fsPath(path)).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 export type LiveStatus =
   /** No listing: the next call walks and starts watching. */
@@ -293,20 +113,10 @@ export class LiveTree implements WatchSubscriber {
   readonly #options: LiveTreeOptions;
   readonly #kinds: ReturnType<typeof entryKinds>;
 
-  #entries: ScanEntry[] = [];
-  /** glob's index of the entries by extension: built at the first call, then kept per change. */
-  #byExtension: Map<string, ScanEntry[]> | undefined;
-  #skipped: SkippedFile[] = [];
-  #warnings: ScanWarning[] = [];
-  readonly #dirs = new Map<string, DirState>();
-  /** Directories watched for this tree (absolute), confirmed or not. */
-  readonly #watched = new Set<string>();
-  #unconfirmed = 0;
-  /** Watched places outside the listing: directory → names whose change means "rescan". */
-  #sources = new Map<string, Set<string>>();
-  #sourcePrints = new Map<string, string>();
-  /** Source directories whose watch is not yet confirmed → the request that confirms it. */
-  #sourcesUnconfirmed = new Map<string, number>();
+  #listing: LiveListing = emptyListing();
+  readonly #dirs = new WatchedDirectories();
+  /** The rule files outside the listing, and the places watched for them. */
+  readonly #sources: RuleSources;
   /** Changes not yet applied: directory (relative) → names ("" for the whole directory). */
   #pending = new Map<string, Set<string>>();
   #pendingNames = 0;
@@ -335,6 +145,7 @@ export class LiveTree implements WatchSubscriber {
     this.#backend = options.backend;
     this.#options = options;
     this.#kinds = entryKinds(options.root);
+    this.#sources = new RuleSources(options.root);
   }
 
   get status(): LiveStatus {
@@ -350,8 +161,8 @@ export class LiveTree implements WatchSubscriber {
       !this.#closed &&
       !this.#rebuilding &&
       this.#status === "live" &&
-      this.#unconfirmed === 0 &&
-      this.#sourcesUnconfirmed.size === 0 &&
+      this.#dirs.unconfirmed === 0 &&
+      this.#sources.unconfirmed === 0 &&
       this.#distrust === undefined
     );
   }
@@ -373,7 +184,7 @@ export class LiveTree implements WatchSubscriber {
 
   /** Directories watched for this tree. */
   get watchCount(): number {
-    return this.#watched.size;
+    return this.#dirs.watchCount;
   }
 
   /** A call is under way: the registry does not evict the tree under it. */
@@ -383,7 +194,7 @@ export class LiveTree implements WatchSubscriber {
 
   /** Entries listed. */
   get size(): number {
-    return this.#entries.length;
+    return this.#listing.entries.length;
   }
 
   /**
@@ -417,9 +228,9 @@ export class LiveTree implements WatchSubscriber {
   ): { snapshot: ScanResult; settled: Promise<boolean> } | undefined {
     if (!this.#quiet()) return undefined;
     this.lastUsed = performance.now();
-    const entries = this.#entries;
+    const entries = this.#listing.entries;
     const settled = this.#backend.sync(signal).then(
-      () => this.#entries === entries && this.#quiet(),
+      () => this.#listing.entries === entries && this.#quiet(),
       () => false,
     );
     return { snapshot: this.#snapshot("live"), settled };
@@ -433,8 +244,8 @@ export class LiveTree implements WatchSubscriber {
       this.#pendingNames === 0 &&
       this.#distrust === undefined &&
       !this.#rulesChanged &&
-      this.#unconfirmed === 0 &&
-      this.#sourcesUnconfirmed.size === 0
+      this.#dirs.unconfirmed === 0 &&
+      this.#sources.unconfirmed === 0
     );
   }
 
@@ -455,7 +266,7 @@ export class LiveTree implements WatchSubscriber {
       }
       // Confirmations asked for before the sync have arrived by now, save those still queued
       // behind a large setup: a few are worth waiting for, many are not.
-      const waiting = this.#unconfirmed + this.#sourcesUnconfirmed.size;
+      const waiting = this.#dirs.unconfirmed + this.#sources.unconfirmed;
       if (waiting > 0 && waiting <= 512 && this.#distrust === undefined) {
         await this.#confirmations(signal);
       }
@@ -463,7 +274,7 @@ export class LiveTree implements WatchSubscriber {
     if (this.#distrust !== undefined || this.#status === "empty") {
       return this.#rebuild(false, signal, onProgress);
     }
-    if (this.#unconfirmed > 0 || this.#sourcesUnconfirmed.size > 0) {
+    if (this.#dirs.unconfirmed > 0 || this.#sources.unconfirmed > 0) {
       return this.#plainWalk(signal, onProgress);
     }
     if (this.#rulesChanged) return this.#rebuild(true, signal, onProgress);
@@ -473,12 +284,12 @@ export class LiveTree implements WatchSubscriber {
       // Given up by the registry while applying (a budget exceeded): its listing is gone.
       if (this.#closed) return this.#plainWalk(signal, onProgress);
     }
-    if (this.#status === "starting" && this.#unconfirmed === 0) this.#status = "live";
+    if (this.#status === "starting" && this.#dirs.unconfirmed === 0) this.#status = "live";
     return this.#snapshot("live");
   }
 
   #confirmations(signal: AbortSignal | undefined): Promise<void> {
-    if (this.#unconfirmed === 0 && this.#sourcesUnconfirmed.size === 0) return Promise.resolve();
+    if (this.#dirs.unconfirmed === 0 && this.#sources.unconfirmed === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, 2000);
       function done() {
@@ -492,14 +303,15 @@ export class LiveTree implements WatchSubscriber {
   }
 
   #snapshot(freshness: "live" | "walked"): ScanResult {
-    this.#byExtension ??= indexByExtension(this.#entries);
+    const listing = this.#listing;
+    listing.byExtension ??= indexByExtension(listing.entries);
     return {
-      byExtension: this.#byExtension,
+      byExtension: listing.byExtension,
       root: this.root,
-      entries: this.#entries,
+      entries: listing.entries,
       cacheAgeMs: 0,
-      warnings: this.#warnings,
-      skipped: this.#skipped,
+      warnings: listing.warnings,
+      skipped: listing.skipped,
       freshness,
     };
   }
@@ -574,42 +386,22 @@ export class LiveTree implements WatchSubscriber {
       throw error;
     }
     if (this.#closed) return { ...listing, cacheAgeMs: 0, freshness: "walked" };
-    const previous = this.#dirs;
-    const keep = new Map<string, DirState>();
-    const fresh: string[] = [];
     const request = this.#backend.nextRequest();
-    for (const [rel, dir] of walked) {
-      const old = previous.get(rel);
-      if (trusted && old?.request === 0 && old.dev === dir.dev && old.ino === dir.ino) {
-        keep.set(rel, stateOf(dir, 0));
-      } else {
-        keep.set(rel, stateOf(dir, request));
-        fresh.push(dir.frame.absolute);
-      }
-    }
-    const gone: string[] = [];
-    for (const [rel, old] of previous) if (!keep.has(rel)) gone.push(old.frame.absolute);
-    previous.clear();
-    for (const [rel, dir] of keep) this.#dirs.set(rel, dir);
+    const { fresh, gone } = this.#dirs.replaceAll(walked, trusted, request);
     // A file the new rules leave out is no longer watched (its directory may go unwatched):
     // whatever the index knew of it cannot be trusted if it comes back.
     if (trusted && this.#observer) {
       const now = new Set<string>();
       for (const entry of listing.entries) if (entry.type === "file") now.add(entry.path);
-      for (const entry of this.#entries) {
+      for (const entry of this.#listing.entries) {
         if (entry.type === "file" && !now.has(entry.path)) this.#observer.changed(entry.path);
       }
     }
-    this.#entries = listing.entries as ScanEntry[];
-    this.#byExtension = undefined;
-    this.#skipped = listing.skipped as SkippedFile[];
-    this.#warnings = listing.warnings as ScanWarning[];
-    this.#unconfirmed = fresh.length;
-    this.#recount();
+    const { entries, skipped, warnings } = listing;
+    this.#listing = { entries, skipped, warnings, byExtension: undefined };
+    this.#bytes = listingBytes(this.root, this.#listing, this.#dirs.rels());
     this.#status = "starting";
-    for (const path of gone) this.#watched.delete(path);
     this.#release(gone);
-    for (const path of fresh) this.#watched.add(path);
     // Within its budgets before a single watch is set up (the registry may close it here).
     this.#options.onResize(this, fresh.length);
     if (this.#closed) return { ...listing, cacheAgeMs: 0, freshness: "walked" };
@@ -623,16 +415,10 @@ export class LiveTree implements WatchSubscriber {
    * nearest existing directory, with the name leading to it; and the root's name in its parent.
    */
   #watchSources(prints: Map<string, string>): void {
-    const sources = new Map<string, Set<string>>();
-    for (const file of prints.keys()) addSource(sources, file);
-    if (dirname(this.root) !== this.root) addSource(sources, this.root);
-    const old = [...this.#sources.keys()].filter((dir) => !sources.has(dir));
-    this.#sources = sources;
-    this.#release(old);
-    this.#sourcePrints = prints;
     const request = this.#backend.nextRequest();
-    this.#sourcesUnconfirmed = new Map([...sources.keys()].map((dir) => [dir, request]));
-    this.#backend.watch(this, [...sources.keys()], request);
+    const { watch, dropped } = this.#sources.replace(prints, request);
+    this.#release(dropped);
+    this.#backend.watch(this, watch, request);
   }
 
   /**
@@ -642,50 +428,22 @@ export class LiveTree implements WatchSubscriber {
   #release(dirs: readonly string[]): void {
     this.#backend.unwatch(
       this,
-      dirs.filter((dir) => !this.#watched.has(dir) && !this.#sources.has(dir)),
+      dirs.filter((dir) => !this.#dirs.isWatched(dir) && !this.#sources.has(dir)),
     );
   }
 
   /** Sources of a repository found by a walk below the root (a `git init` in a subdirectory). */
   #addSources(prints: Map<string, string>): void {
     if (this.#closed || prints.size === 0) return;
-    const added = new Map<string, Set<string>>();
-    for (const [file, print] of prints) {
-      this.#sourcePrints.set(file, print);
-      addSource(added, file);
-    }
     const request = this.#backend.nextRequest();
-    for (const [dir, names] of added) {
-      const known = this.#sources.get(dir);
-      if (known) for (const name of names) known.add(name);
-      else this.#sources.set(dir, names);
-      this.#sourcesUnconfirmed.set(dir, request);
-    }
-    this.#backend.watch(this, [...added.keys()], request);
-  }
-
-  #recount(): void {
-    let bytes = 0;
-    for (const entry of this.#entries) bytes += entryBytes(entry);
-    for (const file of this.#skipped) bytes += entryBytes(file);
-    for (const [rel] of this.#dirs) bytes += this.#dirBytes(rel);
-    this.#bytes = bytes;
-  }
-
-  #dirBytes(rel: string): number {
-    return DIR_BYTES + this.root.length + 3 * rel.length;
+    this.#backend.watch(this, this.#sources.add(prints, request), request);
   }
 
   /** Stops watching; later calls walk. */
   close(): void {
     this.#closed = true;
-    this.#backend.unwatch(this, [...this.#watched, ...this.#sources.keys()]);
-    this.#watched.clear();
-    this.#sources.clear();
-    this.#dirs.clear();
-    this.#entries = [];
-    this.#byExtension = undefined;
-    this.#skipped = [];
+    this.#backend.unwatch(this, [...this.#dirs.release(), ...this.#sources.release()]);
+    this.#listing = emptyListing();
     this.#status = "empty";
     for (const wake of this.#confirmWaiters.splice(0)) wake();
     this.#observer?.closed();
@@ -701,8 +459,7 @@ export class LiveTree implements WatchSubscriber {
   /** A change freshfs itself made at `path`: applied at the next call, event or not. */
   touch(path: string): void {
     const dir = dirname(path);
-    const names = this.#sources.get(dir);
-    if (names?.has(basename(path))) this.#rulesChanged = true;
+    if (this.#sources.changeAt(dir, basename(path)) !== undefined) this.#rulesChanged = true;
     const rel = this.#relOf(dir);
     if (rel !== undefined) this.#note(rel, basename(path));
   }
@@ -725,70 +482,49 @@ export class LiveTree implements WatchSubscriber {
   }
 
   onChange(dir: string, name: string): void {
-    const names = this.#sources.get(dir);
-    if (names && (name === "" || names.has(name))) {
-      if (dir === dirname(this.root) && (name === "" || name === basename(this.root))) {
-        this.#distrust ??= "the root was moved or deleted";
-      } else {
-        this.#rulesChanged = true;
-      }
-    }
-    if (!this.#watched.has(dir)) return;
+    const change = this.#sources.changeAt(dir, name);
+    if (change === "root") this.#distrust ??= "the root was moved or deleted";
+    else if (change === "rules") this.#rulesChanged = true;
+    if (!this.#dirs.isWatched(dir)) return;
     const rel = this.#relOf(dir);
     if (rel !== undefined) this.#note(rel, name);
   }
 
   onWatched(report: WatchedReport, request: number): void {
-    const awaited = this.#sourcesUnconfirmed.get(report.path);
-    if (awaited !== undefined && request >= awaited) {
-      this.#sourcesUnconfirmed.delete(report.path);
+    if (this.#sources.confirm(report.path, request)) {
       if (report.code !== undefined && UNWATCHABLE.has(report.code)) {
         this.#options.onUnwatchable(this, `cannot watch ${report.path} (${report.code})`);
         return;
       }
-      if (this.#sourcesUnconfirmed.size === 0) {
-        for (const [file, print] of this.#sourcePrints) {
-          if (fingerprint(file) !== print) this.#rulesChanged = true;
-        }
+      if (this.#sources.unconfirmed === 0) {
+        if (this.#sources.changedSincePrinted()) this.#rulesChanged = true;
         this.#wakeIfConfirmed();
       }
     }
     const rel = this.#relOf(report.path);
-    const state = rel === undefined ? undefined : this.#dirs.get(rel);
-    // Only a read made after this tree's own request confirms: an earlier one (another tree's)
-    // may predate changes this tree was not yet subscribed to hear about.
-    if (rel === undefined || !state || state.request === 0 || request < state.request) return;
-    if (report.code !== undefined) {
-      if (UNWATCHABLE.has(report.code)) {
-        this.#options.onUnwatchable(this, `cannot watch ${report.path} (${report.code})`);
-        return;
-      }
-      // Gone, or no longer a directory, since it was read: its parent says what it is now.
-      this.#watched.delete(report.path);
-      if (rel === "") this.#distrust ??= `the root cannot be watched (${report.code})`;
-      else this.#note(dirname(rel) === "." ? "" : dirname(rel), basename(rel));
-    } else if (
-      report.digest !== state.digest ||
-      report.dev !== state.dev ||
-      report.ino !== state.ino
-    ) {
-      // Changed between the walk's read and the watch: read it again (and below, if replaced).
-      if (report.dev !== state.dev || report.ino !== state.ino) {
-        if (rel === "") this.#distrust ??= "the root was replaced";
-        else this.#note(dirname(rel) === "." ? "" : dirname(rel), basename(rel));
-      } else {
-        this.#note(rel, "");
-      }
-    } else if (!sameIgnoreBytes(report.path, state.ignoreBytes)) {
+    if (rel === undefined || !this.#dirs.awaits(rel, request)) return;
+    if (report.code !== undefined && UNWATCHABLE.has(report.code)) {
+      this.#options.onUnwatchable(this, `cannot watch ${report.path} (${report.code})`);
+      return;
+    }
+    const found = this.#dirs.confirm(rel, report);
+    // Changed between the walk's read and the watch: read it again (and below, if replaced);
+    // gone, or no longer a directory, since it was read: its parent says what it is now.
+    if ((found === "gone" || found === "replaced") && rel === "") {
+      this.#distrust ??=
+        found === "gone" ? `the root cannot be watched (${report.code})` : "the root was replaced";
+    } else if (found === "gone" || found === "replaced") {
+      this.#note(dirname(rel) === "." ? "" : dirname(rel), basename(rel));
+    } else if (found === "names") {
+      this.#note(rel, "");
+    } else if (found === "rules") {
       this.#note(rel, ".gitignore");
     }
-    state.request = 0;
-    this.#unconfirmed--;
     this.#wakeIfConfirmed();
   }
 
   #wakeIfConfirmed(): void {
-    if (this.#unconfirmed > 0 || this.#sourcesUnconfirmed.size > 0) return;
+    if (this.#dirs.unconfirmed > 0 || this.#sources.unconfirmed > 0) return;
     for (const wake of this.#confirmWaiters.splice(0)) wake();
   }
 
@@ -803,7 +539,7 @@ export class LiveTree implements WatchSubscriber {
    * tree is cheaper (or the root's own rules changed).
    */
   async #apply(signal: AbortSignal | undefined): Promise<boolean> {
-    if (this.#pendingNames > Math.max(4096, this.#entries.length / 4)) return false;
+    if (this.#pendingNames > Math.max(4096, this.#listing.entries.length / 4)) return false;
     const work = this.#pending;
     this.#pending = new Map();
     this.#pendingNames = 0;
@@ -822,29 +558,28 @@ export class LiveTree implements WatchSubscriber {
   ): Promise<boolean> {
     const depth = (rel: string) => (rel === "" ? 0 : rel.split("/").length);
     const order = [...work.keys()].sort((a, b) => depth(a) - depth(b) || comparePaths(a, b));
-    const batch = new Batch();
-    const covered = (rel: string) =>
-      batch.covered.some((dir) => rel === dir || rel.startsWith(`${dir}/`));
+    const batch = new EditBatch(this.root);
     for (const rel of order) {
-      if (covered(rel)) continue;
-      const state = this.#dirs.get(rel);
-      if (!state) continue;
+      if (batch.covers(rel)) continue;
+      const frame = this.#dirs.frame(rel);
+      if (!frame) continue;
       let names = work.get(rel) as Set<string>;
       let types: Map<string, EntryType | undefined> | undefined;
       if (names.has("") || names.size > READ_WHOLE_AT) {
-        types = this.#readWhole(state);
+        types = this.#readWhole(frame);
         names = new Set(types.keys());
       }
-      if ([...names.keys()].some((name) => RULE_NAMES.has(name))) {
-        if (rel === "") return false;
-        const parent = this.#dirs.get(dirname(rel) === "." ? "" : dirname(rel));
+      const rewalk = rewalkFor(rel, names);
+      if (rewalk === "tree") return false;
+      if (rewalk) {
+        const parent = this.#dirs.frame(rewalk.parent);
         if (!parent) return false;
-        await this.#change(batch, parent, basename(rel), signal, undefined);
+        await this.#change(batch, parent, rewalk.name, signal, undefined);
         continue;
       }
       for (const name of names) {
         const known = types?.has(name) ? { type: types.get(name) } : undefined;
-        await this.#change(batch, state, name, signal, known);
+        await this.#change(batch, frame, name, signal, known);
       }
     }
     this.#commit(batch);
@@ -852,24 +587,12 @@ export class LiveTree implements WatchSubscriber {
   }
 
   /** Every name the directory holds now (with its type) or held as far as the listing knows. */
-  #readWhole(state: DirState): Map<string, EntryType | undefined> {
+  #readWhole(frame: DirectoryFrame): Map<string, EntryType | undefined> {
     const types = new Map<string, EntryType | undefined>();
-    const { rel, prefix } = state.frame;
-    const from = rel === "" ? 0 : lowerBound(this.#entries, prefix);
-    const end = rel === "" ? this.#entries.length : subtreeEnd(this.#entries, from, rel);
-    for (let i = from; i < end; i++) {
-      const path = (this.#entries[i] as ScanEntry).path;
-      if (path.indexOf("/", prefix.length) === -1) types.set(path.slice(prefix.length), undefined);
-    }
-    const sFrom = rel === "" ? 0 : lowerBound(this.#skipped, prefix);
-    const sEnd = rel === "" ? this.#skipped.length : subtreeEnd(this.#skipped, sFrom, rel);
-    for (let i = sFrom; i < sEnd; i++) {
-      const path = (this.#skipped[i] as SkippedFile).path;
-      if (path.indexOf("/", prefix.length) === -1) types.set(path.slice(prefix.length), undefined);
-    }
+    const { rel, prefix, absolute } = frame;
+    for (const name of childNames(this.#listing, rel, prefix)) types.set(name, undefined);
     let dirents: Dirent[] = [];
     try {
-      const absolute = state.frame.absolute;
       dirents = withRealNames(readdirSync(fsPath(absolute), { withFileTypes: true }), absolute);
     } catch {
       // Gone or unreadable: its parent's event says so; every name known is gone from here.
@@ -879,17 +602,16 @@ export class LiveTree implements WatchSubscriber {
   }
 
   /**
-   * Looks at `name` in directory `state` again and records the edits that bring the listing to
+   * Looks at `name` in directory `frame` again and records the edits that bring the listing to
    * what it is now. `known`: its type from a readdir just made (undefined type: gone).
    */
   async #change(
-    batch: Batch,
-    state: DirState,
+    batch: EditBatch,
+    frame: DirectoryFrame,
     name: string,
     signal: AbortSignal | undefined,
     known: { type: EntryType | undefined } | undefined,
   ): Promise<void> {
-    const frame = state.frame;
     const rel = `${frame.prefix}${name}`;
     const absolute = `${frame.absolute}/${name}`;
     let type: EntryType | undefined;
@@ -903,128 +625,52 @@ export class LiveTree implements WatchSubscriber {
     }
     const verdict =
       type === undefined ? OMITTED : judge(frame, name, rel, type, this.includeHidden);
-    const entries = this.#entries;
-    const skipped = this.#skipped;
-    const at = lowerBound(entries, rel);
-    const old = entries[at]?.path === rel ? (entries[at] as ScanEntry) : undefined;
-    const sAt = lowerBound(skipped, rel);
-    const oldSkip = skipped[sAt]?.path === rel ? (skipped[sAt] as SkippedFile) : undefined;
+    // The listing the batch edits, as it is before this change's walk yields.
+    const listing = this.#listing;
+    let now: Replacement = { entries: [], skipped: [], dirs: [], warnings: [] };
     // A directory named by an event is walked again, whatever the event: it may be another
     // directory by now (even under a reused inode number), or one no longer readable (chmod).
-    let end = old ? at + 1 : at;
-    let sEnd = oldSkip ? sAt + 1 : sAt;
-    if (old?.type === "dir") {
-      end = subtreeEnd(entries, at + 1, rel);
-      sEnd = subtreeEnd(skipped, sAt, rel);
-      batch.covered.push(rel);
-      for (let i = at; i < end; i++) {
-        const entry = entries[i] as ScanEntry;
-        if (entry.type === "dir") batch.removedDirs.push(entry.path);
-      }
-      const under = `${absolute}/`;
-      batch.dropWarnings.push((path) => path === absolute || path.startsWith(under));
-    }
-    const newEntries: ScanEntry[] = [];
-    let newSkipped: SkippedFile[] = [];
-    const addedBefore = batch.addedDirs.length;
-    if (verdict === LISTED && type !== undefined) {
-      newEntries.push(new ScanEntry(this.#kinds[type], rel));
-      if (type === "dir") {
-        const walked: WalkedDirectory[] = [];
-        const listing: Listing = await walkTree(this.root, {
-          includeHidden: this.includeHidden,
-          useGitignore: this.useGitignore,
-          signal,
-          from: { name, parent: frame },
-          onDirectory: (dir) => {
-            walked.push(dir);
-            printSources(dir, batch.prints);
-          },
-        });
-        for (const entry of listing.entries) newEntries.push(entry);
-        newSkipped = listing.skipped as SkippedFile[];
-        batch.warnings.push(...listing.warnings);
-        batch.addedDirs.push(...walked);
-      }
+    if (verdict === LISTED && type === "dir") {
+      const dirs: WalkedDirectory[] = [];
+      const walked = await walkTree(this.root, {
+        includeHidden: this.includeHidden,
+        useGitignore: this.useGitignore,
+        signal,
+        from: { name, parent: frame },
+        onDirectory: (dir) => {
+          dirs.push(dir);
+          printSources(dir, batch.prints);
+        },
+      });
+      const entry = new ScanEntry(this.#kinds.dir, rel);
+      now = {
+        entries: [entry, ...walked.entries],
+        skipped: walked.skipped,
+        dirs,
+        warnings: walked.warnings,
+      };
+    } else if (verdict === LISTED && type !== undefined) {
+      now = { ...now, entries: [new ScanEntry(this.#kinds[type], rel)] };
     } else if (verdict !== OMITTED) {
-      newSkipped = [skippedFile(rel, verdict)];
+      now = { ...now, skipped: [skippedFile(rel, verdict)] };
     }
-    for (let i = at; i < end; i++) batch.bytes -= entryBytes(entries[i] as ScanEntry);
-    for (let i = sAt; i < sEnd; i++) batch.bytes -= entryBytes(skipped[i] as SkippedFile);
-    for (const entry of newEntries) batch.bytes += entryBytes(entry);
-    for (const file of newSkipped) batch.bytes += entryBytes(file);
-    if (old?.type === "dir") {
-      for (let i = at; i < end; i++) {
-        const entry = entries[i] as ScanEntry;
-        if (entry.type === "dir") batch.bytes -= this.#dirBytes(entry.path);
-      }
-    }
-    for (const dir of batch.addedDirs.slice(addedBefore))
-      batch.bytes += this.#dirBytes(dir.frame.rel);
-    if (end > at || newEntries.length > 0) {
-      batch.entries.push({ start: at, end, items: newEntries, key: rel });
-    }
-    if (sEnd > sAt || newSkipped.length > 0) {
-      batch.skipped.push({ start: sAt, end: sEnd, items: newSkipped, key: rel });
-    }
+    batch.replace(listing, rel, absolute, now);
   }
 
-  #commit(batch: Batch): void {
+  #commit(batch: EditBatch): void {
     // Closed while the batch was being made (its walks yield): the listing it edits is gone.
     if (this.#closed) return;
-    if (batch.entries.length === 0 && batch.skipped.length === 0) return;
+    if (batch.empty) return;
     // Entries replaced or removed (a directory re-derived for its rules, say, which may leave
     // files unwatched): the index holds nothing of them it can vouch for.
-    for (const edit of batch.entries) if (edit.end > edit.start) this.#observer?.changed(edit.key);
-    if (this.#byExtension) this.#byExtension = reindexed(this.#byExtension, this.#entries, batch);
-    this.#entries = applyEdits(this.#entries, batch.entries);
-    this.#skipped = applyEdits(this.#skipped, batch.skipped);
-    if (batch.dropWarnings.length > 0 || batch.warnings.length > 0) {
-      this.#warnings = [
-        ...this.#warnings.filter((w) => !batch.dropWarnings.some((drop) => drop(w.path))),
-        ...batch.warnings,
-      ];
-    }
-    const added = new Map(batch.addedDirs.map((dir) => [dir.frame.rel, dir]));
-    const unwatch: string[] = [];
-    for (const rel of batch.removedDirs) {
-      const state = this.#dirs.get(rel);
-      if (!state) continue;
-      this.#dirs.delete(rel);
-      if (state.request !== 0) this.#unconfirmed--;
-      if (!added.has(rel)) {
-        unwatch.push(state.frame.absolute);
-        this.#watched.delete(state.frame.absolute);
-      }
-    }
+    for (const path of batch.replacedPaths) this.#observer?.changed(path);
+    this.#listing = batch.applyTo(this.#listing);
     this.#addSources(batch.prints);
-    const watch: string[] = [];
     const request = this.#backend.nextRequest();
-    for (const [rel, dir] of added) {
-      this.#dirs.set(rel, stateOf(dir, request));
-      this.#unconfirmed++;
-      this.#watched.add(dir.frame.absolute);
-      watch.push(dir.frame.absolute);
-    }
+    const { watch, unwatch } = this.#dirs.edit(batch.removedDirs, batch.addedDirs, request);
     this.#release(unwatch);
     this.#bytes += batch.bytes;
     this.#options.onResize(this, watch.length);
     if (!this.#closed) this.#backend.watch(this, watch, request);
   }
-}
-
-/** The edits one application of pending changes makes, committed at once. */
-class Batch {
-  readonly entries: Edit<ScanEntry>[] = [];
-  readonly skipped: Edit<SkippedFile>[] = [];
-  /** Directories whose subtree this batch replaces: pending changes below them are moot. */
-  readonly covered: string[] = [];
-  readonly removedDirs: string[] = [];
-  readonly addedDirs: WalkedDirectory[] = [];
-  readonly warnings: ScanWarning[] = [];
-  readonly dropWarnings: ((path: string) => boolean)[] = [];
-  /** Change in the estimated bytes. */
-  bytes = 0;
-  /** Rule files of repositories (and linked `.ignore` targets) the batch's walks found. */
-  readonly prints = new Map<string, string>();
 }
