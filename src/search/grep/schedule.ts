@@ -362,7 +362,7 @@ class ScheduledSearch {
       worker.onMessage = (message) => {
         const batch = message as WorkerBatch;
         if (batch.id !== rangeId) return;
-        for (const [index, outcome] of batch.results) this.#outcomes.set(index, outcome);
+        for (const { index, outcome } of batch.results) this.#outcomes.set(index, outcome);
         this.#progress.set(range.key, batch.next);
         // A worker done with its range is idle, even if what it sent ends the search.
         if (batch.done) finish("done");

@@ -109,11 +109,18 @@ export type WorkerOutcome =
 /** The worker's answer to "stop": it is idle again, ready for another range. */
 export const STOPPED = "stopped";
 
+/** A file's outcome, by its index in the search. */
+export interface WorkerResult {
+  readonly index: number;
+  readonly outcome: WorkerOutcome;
+}
+
 export interface WorkerBatch {
   readonly id: number;
   /** Every file of the range before this index is done. */
   readonly next: number;
-  readonly results: readonly (readonly [number, WorkerOutcome])[];
+  /** The outcomes of the range's files that hold something (a file with nothing is left out). */
+  readonly results: readonly WorkerResult[];
   readonly done: boolean;
 }
 
@@ -415,7 +422,7 @@ function search(range: WorkerRange, port: MessagePort, current: Int32Array): voi
   const files = range.files.split("\0");
   const end = range.start + files.length;
   const skip = new Set(range.skip);
-  let results: [number, WorkerOutcome][] = [];
+  let results: WorkerResult[] = [];
   let flushed = performance.now();
   const flush = (next: number, done: boolean) => {
     const batch: WorkerBatch = { id: range.id, next, results, done };
@@ -442,7 +449,7 @@ function search(range: WorkerRange, port: MessagePort, current: Int32Array): voi
       range.stretches?.[i],
       range.branches?.[i],
     );
-    if (outcome.kind !== "none") results.push([i, outcome]);
+    if (outcome.kind !== "none") results.push({ index: i, outcome });
   }
   Atomics.store(current, 0, -1);
   flush(end, true);
