@@ -198,110 +198,194 @@ function indexUnit(
   return (high & 0x80) !== 0;
 }
 
+/**
+ * The files of one run as read so far: per file its flags, size and units, per unit where it
+ * begins, and the keys its pairs hold.
+ */
+interface Run {
+  readonly flags: Uint8Array;
+  readonly sizes: Float64Array;
+  /** File f's units are `fileUnits[f]` to `fileUnits[f + 1]`. */
+  readonly fileUnits: Uint32Array;
+  /** Per unit: its first byte in the file, and that byte's line number. */
+  readonly unitOffsets: number[];
+  readonly unitLines: number[];
+  /** The keys with a pair in the run, each once, in the order first met. */
+  readonly touched: number[];
+  /** Files covered so far. */
+  count: number;
+  textBytes: number;
+}
+
 export function buildSegment(job: BuildJob): SegmentData {
+  const run = readRun(job);
+  const units = run.unitOffsets.length;
+  const { keys, denseKeys, emptyTwins } = placeKeys(run.touched, units);
+  const { starts, lists, bitmaps } = writePostings(keys, denseKeys.length, units);
+  for (const key of run.touched) perKey[key] = 0;
+  for (const key of emptyTwins) perKey[key] = 0;
+  if (scratch.length > 1 << 20) scratch = Buffer.allocUnsafe(1 << 20);
+  if (pairKeys.length > KEPT_PAIRS) {
+    pairKeys = new Uint32Array(1 << 20);
+    pairFiles = new Uint16Array(1 << 20);
+    pairMasks = new Uint8Array(1 << 20);
+  }
+  const { count } = run;
+  return {
+    id: job.id,
+    count,
+    keys,
+    starts,
+    lists,
+    denseKeys,
+    bitmaps,
+    flags: run.flags.slice(0, count),
+    sizes: run.sizes.slice(0, count),
+    units,
+    fileUnits: run.fileUnits.slice(0, count + 1),
+    unitOffsets: Float64Array.from(run.unitOffsets),
+    unitLines: Float64Array.from(run.unitLines),
+    textBytes: run.textBytes,
+  };
+}
+
+/**
+ * Reads and indexes the job's files in order until the run is full: 4,096 files, its text
+ * bytes or pairs past their bounds (the file that passes them is the last), or no room left
+ * for the units of another file.
+ */
+function readRun(job: BuildJob): Run {
   const paths = job.paths.split("\0");
   const limit = Math.min(paths.length, 4096);
-  const flags = new Uint8Array(limit);
-  const sizes = new Float64Array(limit);
-  const fileUnits = new Uint32Array(limit + 1);
-  const unitOffsets: number[] = [];
-  const unitLines: number[] = [];
-  const touched: number[] = [];
-  /**
-   * A file with too many distinct trigrams to keep: its pairs and blocks are taken back, and
-   * it is left unindexed.
-   */
-  const takeBack = (file: number, unit: number, before: number) => {
-    for (let p = before; p < pairs; p++) {
-      const key = pairKeys[p] as number;
-      perKey[key] = (perKey[key] as number) - 1;
-    }
-    pairs = before;
-    // Keys only it held are untouched again (a later file touching one lists it anew).
-    let kept = 0;
-    for (const key of touched) if ((perKey[key] as number) > 0) touched[kept++] = key;
-    touched.length = kept;
-    unitOffsets.length = unit + 1;
-    unitLines.length = unit + 1;
-    fileUnits[file + 1] = unit + 1;
-    flags[file] = UNINDEXED;
+  const run: Run = {
+    flags: new Uint8Array(limit),
+    sizes: new Float64Array(limit),
+    fileUnits: new Uint32Array(limit + 1),
+    unitOffsets: [],
+    unitLines: [],
+    touched: [],
+    count: 0,
+    textBytes: 0,
   };
   pairs = 0;
-  let textBytes = 0;
-  let count = 0;
   // Blocks of the largest file indexed: a segment keeps room for them.
   const fileUnitsAtMost = Math.ceil(job.maxFileBytes / BLOCK_BYTES) + 1;
   while (
-    count < limit &&
-    (count === 0 || (textBytes < job.maxSegmentBytes && pairs < MAX_RUN_PAIRS)) &&
-    unitOffsets.length < MAX_UNITS - fileUnitsAtMost
+    run.count < limit &&
+    (run.count === 0 || (run.textBytes < job.maxSegmentBytes && pairs < MAX_RUN_PAIRS)) &&
+    run.unitOffsets.length < MAX_UNITS - fileUnitsAtMost
   ) {
-    const file = count++;
-    const unit = unitOffsets.length;
-    fileUnits[file] = unit;
-    fileUnits[file + 1] = unit + 1;
-    unitOffsets.push(0);
-    unitLines.push(1);
+    const file = run.count++;
+    const unit = run.unitOffsets.length;
+    run.fileUnits[file] = unit;
+    run.fileUnits[file + 1] = unit + 1;
+    run.unitOffsets.push(0);
+    run.unitLines.push(1);
     const read = readWhole(`${job.root}/${paths[file]}`, job.maxFileBytes);
     if (typeof read === "number") {
-      flags[file] = UNINDEXED;
-      sizes[file] = Math.max(read, 0);
+      run.flags[file] = UNINDEXED;
+      run.sizes[file] = Math.max(read, 0);
       continue;
     }
-    const { length } = read;
-    sizes[file] = read.size;
-    textBytes += length;
-    const bytes = scratch;
-    // UTF-16 with a byte order mark: grep transcodes it before searching (as rg does), so its
-    // bytes here are not the text searched; grep reads it itself.
-    if (
-      length >= 2 &&
-      ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
-    ) {
-      flags[file] = UNINDEXED;
-      continue;
-    }
-    if (bytes.subarray(0, Math.min(length, BINARY_PROBE)).includes(0)) {
-      flags[file] = BINARY;
-      continue;
-    }
-    // A large file is indexed in blocks of whole lines, so that a search reads only the blocks
-    // that can match; not one with a NUL past the probe (binary once it matches: read whole).
-    const nul = length > BINARY_PROBE ? bytes.subarray(0, length).indexOf(0, BINARY_PROBE) : -1;
-    let fileFlags = nul === -1 ? 0 : HAS_NUL;
-    const before = pairs;
-    if (length <= SPLIT_AT || nul !== -1) {
-      if (indexUnit(bytes, 0, length, unit, touched))
-        fileFlags |= NON_ASCII | foldsAside(bytes, length);
-      flags[file] = fileFlags;
-      if (pairs > MAX_PAIRS) takeBack(file, unit, before);
-      continue;
-    }
-    let from = 0;
-    let line = 1;
-    let nonAscii = false;
-    for (let u = unit; ; u++) {
-      const newline = from + BLOCK_BYTES >= length ? -1 : bytes.indexOf(0x0a, from + BLOCK_BYTES);
-      const to = newline === -1 || newline + 1 >= length ? length : newline + 1;
-      if (indexUnit(bytes, from, to, u, touched)) nonAscii = true;
-      if (pairs > MAX_PAIRS) break;
-      if (to >= length) break;
-      for (let i = from; i < to; i++) if (bytes[i] === 0x0a) line++;
-      from = to;
-      unitOffsets.push(from);
-      unitLines.push(line);
-      fileUnits[file + 1] = u + 2;
-    }
-    flags[file] = nonAscii ? NON_ASCII | foldsAside(bytes, length) : 0;
-    if (pairs > MAX_PAIRS) takeBack(file, unit, before);
+    run.sizes[file] = read.size;
+    run.textBytes += read.length;
+    run.flags[file] = indexFile(run, file, unit, read.length);
   }
-  const units = unitOffsets.length;
-  const words = Math.ceil(units / 16);
+  return run;
+}
+
+/**
+ * Indexes the file just read (`scratch[0, length)`) as `file`, from posting unit `unit` on;
+ * returns its flags.
+ */
+function indexFile(run: Run, file: number, unit: number, length: number): number {
+  const bytes = scratch;
+  // UTF-16 with a byte order mark: grep transcodes it before searching (as rg does), so its
+  // bytes here are not the text searched; grep reads it itself.
+  if (
+    length >= 2 &&
+    ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+  ) {
+    return UNINDEXED;
+  }
+  if (bytes.subarray(0, Math.min(length, BINARY_PROBE)).includes(0)) return BINARY;
+  // A large file is indexed in blocks of whole lines, so that a search reads only the blocks
+  // that can match; not one with a NUL past the probe (binary once it matches: read whole).
+  const nul = length > BINARY_PROBE ? bytes.subarray(0, length).indexOf(0, BINARY_PROBE) : -1;
+  const before = pairs;
+  let fileFlags: number;
+  if (length <= SPLIT_AT || nul !== -1) {
+    fileFlags = nul === -1 ? 0 : HAS_NUL;
+    if (indexUnit(bytes, 0, length, unit, run.touched)) {
+      fileFlags |= NON_ASCII | foldsAside(bytes, length);
+    }
+  } else {
+    fileFlags = indexBlocks(run, file, unit, length) ? NON_ASCII | foldsAside(bytes, length) : 0;
+  }
+  if (pairs <= MAX_PAIRS) return fileFlags;
+  takeBack(run, file, unit, before);
+  return UNINDEXED;
+}
+
+/**
+ * Indexes a large file (`scratch[0, length)`) in blocks of whole lines of about BLOCK_BYTES,
+ * from unit `unit` on, stopping once the pairs pass MAX_PAIRS; returns whether a byte above
+ * 0x7f was met.
+ */
+function indexBlocks(run: Run, file: number, unit: number, length: number): boolean {
+  const bytes = scratch;
+  let from = 0;
+  let line = 1;
+  let nonAscii = false;
+  for (let u = unit; ; u++) {
+    const newline = from + BLOCK_BYTES >= length ? -1 : bytes.indexOf(0x0a, from + BLOCK_BYTES);
+    const to = newline === -1 || newline + 1 >= length ? length : newline + 1;
+    if (indexUnit(bytes, from, to, u, run.touched)) nonAscii = true;
+    if (pairs > MAX_PAIRS) break;
+    if (to >= length) break;
+    for (let i = from; i < to; i++) if (bytes[i] === 0x0a) line++;
+    from = to;
+    run.unitOffsets.push(from);
+    run.unitLines.push(line);
+    run.fileUnits[file + 1] = u + 2;
+  }
+  return nonAscii;
+}
+
+/**
+ * A file with too many distinct trigrams to keep: its pairs (from `before` on) and blocks are
+ * taken back, and it is left unindexed.
+ */
+function takeBack(run: Run, file: number, unit: number, before: number): void {
+  for (let p = before; p < pairs; p++) {
+    const key = pairKeys[p] as number;
+    perKey[key] = (perKey[key] as number) - 1;
+  }
+  pairs = before;
+  // Keys only it held are untouched again (a later file touching one lists it anew).
+  const { touched } = run;
+  let kept = 0;
+  for (const key of touched) if ((perKey[key] as number) > 0) touched[kept++] = key;
+  touched.length = kept;
+  run.unitOffsets.length = unit + 1;
+  run.unitLines.length = unit + 1;
+  run.fileUnits[file + 1] = unit + 1;
+}
+
+/**
+ * Which keys the segment keeps, and how: a list (`keys`) or a bitmap (`denseKeys`), each
+ * ascending; `perKey` then holds each key's place (below DENSE among `keys`, DENSE + its place
+ * among `denseKeys`, or DROPPED). Upper-case keys are kept only beside a common folded key (see
+ * `upperKey`), and are never bitmaps themselves: their follow bits are what tell `ERR_SYS` from
+ * the `ERR_PTR` of every other file. A common key with no unit holding it in capitals gets an
+ * empty one (`emptyTwins`, among `keys`), so that a search finds the upper-case key wherever it
+ * was kept and knows the rest were not.
+ */
+function placeKeys(
+  touched: readonly number[],
+  units: number,
+): { keys: Uint32Array; denseKeys: Uint32Array; emptyTwins: number[] } {
   const isCommon = (key: number) => (perKey[key] as number) > units / TWINNED_FROM;
-  // Upper-case keys are kept only beside a common folded key (see `upperKey`), and are never
-  // bitmaps themselves: their follow bits are what tell `ERR_SYS` from the `ERR_PTR` of every
-  // other file. A common key with no unit holding it in capitals gets an empty one, so that a
-  // search finds the upper-case key wherever it was kept and knows the rest were not.
   const listed: number[] = [];
   const common: number[] = [];
   const emptyTwins: number[] = [];
@@ -318,13 +402,26 @@ export function buildSegment(job: BuildJob): SegmentData {
   listed.push(...emptyTwins);
   const keys = Uint32Array.from(listed).sort();
   const denseKeys = Uint32Array.from(common).sort();
-  const bitmaps = new Uint16Array(denseKeys.length * words);
-  // From here on, a key's position: among `keys` (below DENSE), or DENSE + among `denseKeys`.
   for (let k = 0; k < denseKeys.length; k++) perKey[denseKeys[k] as number] = DENSE + k;
   for (let k = 0; k < keys.length; k++) perKey[keys[k] as number] = k;
+  return { keys, denseKeys, emptyTwins };
+}
+
+/**
+ * The postings of the run's pairs, by the places `placeKeys` gave their keys: each listed key's
+ * units as gaps with follow bits, each dense key's as a bitmap. Two passes over the pairs
+ * (which come in unit order, so each key's postings come out sorted): the first sizes each
+ * key's list and sets the bitmaps, the second writes the lists.
+ */
+function writePostings(
+  keys: Uint32Array,
+  denseCount: number,
+  units: number,
+): { starts: Uint32Array; lists: Uint8Array; bitmaps: Uint16Array } {
+  const words = Math.ceil(units / 16);
+  const bitmaps = new Uint16Array(denseCount * words);
   const gapBytes = (gap: number) => (gap < 0x80 ? 1 : gap < 0x4000 ? 2 : 3);
-  // Two passes over the pairs (which come in unit order, so each key's postings come out
-  // sorted): the first sizes each key's list, the second writes it. Per key, its last unit.
+  // Per key, its last unit.
   const previous = new Int32Array(keys.length).fill(-1);
   const starts = new Uint32Array(keys.length + 1);
   for (let p = 0; p < pairs; p++) {
@@ -360,30 +457,7 @@ export function buildSegment(job: BuildJob): SegmentData {
     lists[at++] = pairMasks[p] as number;
     cursor[k] = at;
   }
-  for (const key of touched) perKey[key] = 0;
-  for (const key of emptyTwins) perKey[key] = 0;
-  if (scratch.length > 1 << 20) scratch = Buffer.allocUnsafe(1 << 20);
-  if (pairKeys.length > KEPT_PAIRS) {
-    pairKeys = new Uint32Array(1 << 20);
-    pairFiles = new Uint16Array(1 << 20);
-    pairMasks = new Uint8Array(1 << 20);
-  }
-  return {
-    id: job.id,
-    count,
-    keys,
-    starts,
-    lists,
-    denseKeys,
-    bitmaps,
-    flags: flags.slice(0, count),
-    sizes: sizes.slice(0, count),
-    units,
-    fileUnits: fileUnits.slice(0, count + 1),
-    unitOffsets: Float64Array.from(unitOffsets),
-    unitLines: Float64Array.from(unitLines),
-    textBytes,
-  };
+  return { starts, lists, bitmaps };
 }
 
 if (parentPort) {

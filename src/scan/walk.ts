@@ -1,6 +1,7 @@
 /**
- * The walker: one pass over a tree that agrees with git about what is ignored (contract 2.3).
- * Depends on `scan/ignore`, `io` and `errors`; the scan cache is its only caller.
+ * The walker: one pass over a tree that agrees with git about what is ignored (`git ls-files
+ * --others --cached --exclude-standard`, `git check-ignore`) on real trees. Depends on
+ * `scan/ignore`, `read-dir`, `digest`, `io` and `errors`; the scan cache and the live tree call it.
  *
  * Deterministic (depth first, siblings sorted by name, so the listing is sorted by path as
  * `rg --sort path` sorts, UTF-16 code units standing in for bytes: the two orders differ only
@@ -10,15 +11,7 @@
  * (each of which is a round trip through libuv's thread pool), and the slices keep an
  * autocomplete responsive while a large tree is walked.
  */
-import {
-  type Dirent,
-  lstatSync,
-  opendirSync,
-  readdirSync,
-  readFileSync,
-  type Stats,
-  statSync,
-} from "node:fs";
+import { type Dirent, lstatSync, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { decodeName, fsPath } from "../io/bytes.js";
@@ -29,6 +22,7 @@ import { isRuntimeDir } from "../io/runtime-dir.js";
 import { byName, namesDigest } from "./digest.js";
 import { byteForm, isAscii, type PatternProblem } from "./ignore/pattern.js";
 import { IgnoreStack, loadRepository, type Repository } from "./ignore/stack.js";
+import { readSorted, type SliceClock } from "./read-dir.js";
 
 export type EntryType = "file" | "dir" | "symlink";
 
@@ -181,12 +175,9 @@ export interface SkippedFile {
 /** How long the walker may hold the event loop before it yields. */
 const SLICE_MS = 10;
 
-/** Directory size (as `lstat` reports it) above which entries are read in batches: ~20k entries. */
-const BATCHED_DIRECTORY_BYTES = 512 * 1024;
-
 /**
- * Resolves a search root as the contract says (2.3): relative to the cwd, must be an existing
- * directory, canonicalized. Throws `NOT_FOUND` or `NOT_A_DIRECTORY` naming the path.
+ * Resolves a search root: relative to the cwd, it must be an existing directory, and is
+ * canonicalized. Throws `NOT_FOUND` or `NOT_A_DIRECTORY` naming the path.
  */
 export function resolveScanRoot(root: string): string {
   const absolute = absolutePath(root);
@@ -215,250 +206,70 @@ interface OpenDirectory extends DirectoryFrame {
   next: number;
 }
 
-const RUN = 16_384;
+/** One walk as it goes: what it has found so far, and its clock of slices. */
+class Walk implements SliceClock {
+  readonly root: string;
+  readonly options: WalkOptions;
+  readonly env: NodeJS.ProcessEnv;
+  readonly entries: ScanEntry[] = [];
+  readonly warnings: ScanWarning[] = [];
+  readonly problems: PatternProblem[] = [];
+  readonly skipped: SkippedFile[] = [];
+  directories = 0;
+  readonly #started = performance.now();
+  #sliceStart = performance.now();
 
-/**
- * Sorts entries by name. A directory of up to RUN entries is sorted at once (~15 ms at most); a
- * larger one in runs merged pairwise, pausing between steps: one `sort` of 200k names took
- * 220 ms with a comparator not yet compiled, too long to hold the event loop.
- */
-async function sortByName(dirents: Dirent[], pause: () => Promise<void>): Promise<Dirent[]> {
-  if (dirents.length <= RUN) return dirents.sort(byName);
-  let runs: Dirent[][] = [];
-  for (let i = 0; i < dirents.length; i += RUN) {
-    runs.push(dirents.slice(i, i + RUN).sort(byName));
-    await pause();
+  constructor(root: string, options: WalkOptions) {
+    this.root = root;
+    this.options = options;
+    this.env = options.env ?? process.env;
   }
-  while (runs.length > 1) {
-    const merged: Dirent[][] = [];
-    for (let i = 0; i < runs.length; i += 2) {
-      const right = runs[i + 1];
-      merged.push(right ? await merge(runs[i] as Dirent[], right, pause) : (runs[i] as Dirent[]));
-    }
-    runs = merged;
-  }
-  return runs[0] as Dirent[];
-}
 
-async function merge(
-  left: Dirent[],
-  right: Dirent[],
-  pause: () => Promise<void>,
-): Promise<Dirent[]> {
-  const out: Dirent[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < left.length && j < right.length) {
-    out.push(
-      byName(left[i] as Dirent, right[j] as Dirent) <= 0
-        ? (left[i++] as Dirent)
-        : (right[j++] as Dirent),
-    );
-    if (out.length % RUN === 0) await pause();
-  }
-  while (i < left.length) out.push(left[i++] as Dirent);
-  while (j < right.length) out.push(right[j++] as Dirent);
-  return out;
-}
-
-/** Walks `root` (a canonical directory, from `resolveScanRoot`). */
-export async function walkTree(root: string, options: WalkOptions): Promise<Listing> {
-  const env = options.env ?? process.env;
-  const onDirectory = options.onDirectory;
-  const kinds = entryKinds(root);
-  const started = performance.now();
-  const entries: ScanEntry[] = [];
-  const warnings: ScanWarning[] = [];
-  const problems: PatternProblem[] = [];
-  const skipped: SkippedFile[] = [];
-  let directories = 0;
-
-  let sliceStart = performance.now();
   /** Whether the current slice is used up (or the walk aborted): time to call `pause`. */
-  const due = () => performance.now() - sliceStart >= SLICE_MS || options.signal?.aborted === true;
+  due(): boolean {
+    return (
+      performance.now() - this.#sliceStart >= SLICE_MS || this.options.signal?.aborted === true
+    );
+  }
+
   /** Yields to the event loop once the current slice is used up; throws when aborted. */
-  const pause = async () => {
-    if (performance.now() - sliceStart >= SLICE_MS) {
-      options.onProgress?.({
-        listed: entries,
-        entries: entries.length,
-        directories,
-        elapsedMs: performance.now() - started,
+  async pause(): Promise<void> {
+    if (performance.now() - this.#sliceStart >= SLICE_MS) {
+      this.options.onProgress?.({
+        listed: this.entries,
+        entries: this.entries.length,
+        directories: this.directories,
+        elapsedMs: performance.now() - this.#started,
       });
       await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
+      this.#sliceStart = performance.now();
     }
-    if (options.signal?.aborted) throw aborted(root);
-  };
-
-  /**
-   * A directory of ~20k entries or more, read through a handle in batches with pauses between.
-   * (The promise form of readdir is no help: it builds every entry on the event loop at once,
-   * 225 ms for 200k entries.)
-   */
-  const readInBatches = async (absolute: string): Promise<Dirent[]> => {
-    const handle = opendirSync(fsPath(absolute) as string, { bufferSize: 256 });
-    const dirents: Dirent[] = [];
-    try {
-      for (let dirent = handle.readSync(); dirent !== null; dirent = handle.readSync()) {
-        if (dirents.push(dirent) % 1024 === 0 && due()) await pause();
-      }
-    } finally {
-      handle.closeSync();
-    }
-    return dirents;
-  };
-
-  const skip = (absolute: string, rel: string, error: unknown): undefined => {
-    if (error instanceof FreshfsError) throw error;
-    if (rel === "") throw fromFsError(error, "search", absolute);
-    warnings.push({ path: absolute, message: unreadableDirectory(errnoOf(error)) });
-    return undefined;
-  };
-
-  /**
-   * Reads a directory: synchronously and at once when it is small (nearly always: the cheapest
-   * path, and no promise per directory), in awaited batches and merged runs when it is large.
-   */
-  const open = (
-    absolute: string,
-    rel: string,
-    relBytes: string,
-    parent: IgnoreStack | undefined,
-  ): OpenDirectory | undefined | Promise<OpenDirectory | undefined> => {
-    let dirents: Dirent[];
-    let stats: Stats;
-    try {
-      // Still a directory, not a symlink swapped in since its parent was read: following one
-      // would list files outside the root.
-      stats = lstatSync(fsPath(absolute));
-      if (!stats.isDirectory()) {
-        warnings.push({ path: absolute, message: "skipped: no longer a directory" });
-        return undefined;
-      }
-      // readdirSync holds the loop for ~1 µs an entry; a directory this size has ~20k or more.
-      if (stats.size > BATCHED_DIRECTORY_BYTES) {
-        return readInBatches(absolute).then(
-          async (read) =>
-            finish(absolute, rel, relBytes, parent, await sortByName(read, pause), stats),
-          (error: unknown) => skip(absolute, rel, error),
-        );
-      }
-      dirents = readdirSync(fsPath(absolute), { withFileTypes: true });
-    } catch (error) {
-      return skip(absolute, rel, error);
-    }
-    if (dirents.length > RUN) {
-      return sortByName(dirents, pause).then((sorted) =>
-        finish(absolute, rel, relBytes, parent, sorted, stats),
-      );
-    }
-    return finish(absolute, rel, relBytes, parent, dirents.sort(byName), stats);
-  };
-
-  const finish = (
-    absolute: string,
-    rel: string,
-    relBytes: string,
-    parent: IgnoreStack | undefined,
-    sorted: Dirent[],
-    stats: Stats,
-  ): OpenDirectory | undefined => {
-    let dirents: Dirent[];
-    try {
-      dirents = withRealNames(sorted, absolute);
-    } catch (error) {
-      return skip(absolute, rel, error);
-    }
-    directories++;
-    let ignore = parent;
-    const ignoreBytes: IgnoreBytes = {};
-    const linked: string[] = [];
-    if (parent) {
-      const kinds: DirectoryIgnoreFiles = {
-        git: false,
-        rgignore: undefined,
-        ignore: undefined,
-        gitignore: undefined,
-      };
-      for (const dirent of dirents) {
-        if (dirent.name.charCodeAt(0) !== 0x2e) continue;
-        const kind = dirent.isSymbolicLink() ? "symlink" : "file";
-        if (dirent.name === ".git") kinds.git = true;
-        else if (dirent.name === ".ignore" || dirent.name === ".rgignore") {
-          kinds[dirent.name === ".ignore" ? "ignore" : "rgignore"] = kind;
-          if (kind === "symlink") linked.push(dirent.name);
-        } else if (dirent.name === ".gitignore") kinds.gitignore = kind;
-      }
-      ignore = enterDirectory(
-        parent,
-        absolute,
-        rel,
-        relBytes,
-        kinds,
-        env,
-        problems,
-        warnings,
-        ignoreBytes,
-      );
-    }
-    const open: OpenDirectory = {
-      absolute,
-      rel,
-      prefix: rel === "" ? "" : `${rel}/`,
-      relBytes,
-      entries: dirents,
-      ignore,
-      unfiltered: !ignore || ignore.empty,
-      next: 0,
-    };
-    if (onDirectory) {
-      onDirectory({
-        // A frame of its own: `open` holds the dirents, which the live tree must not keep.
-        frame: {
-          absolute,
-          rel,
-          prefix: open.prefix,
-          relBytes,
-          ignore,
-          unfiltered: open.unfiltered,
-        },
-        dev: stats.dev,
-        ino: stats.ino,
-        // Over every name read, valid or not: the watcher's thread reads the same.
-        digest: namesDigest(sorted),
-        ignoreBytes: [ignoreBytes.gitignore, ignoreBytes.ignore, ignoreBytes.rgignore],
-        linkedIgnore: linked
-          .filter((name) => ignoreBytes[name === ".ignore" ? "ignore" : "rgignore"])
-          .map((name) => `${absolute}/${name}`),
-      });
-      ignoreBytes.gitignore = undefined;
-      ignoreBytes.ignore = undefined;
-      ignoreBytes.rgignore = undefined;
-    }
-    return open;
-  };
-
-  let first: OpenDirectory | undefined;
-  if (options.from) {
-    const { name, parent } = options.from;
-    const rel = `${parent.prefix}${name}`;
-    let child = open(
-      `${parent.absolute}/${name}`,
-      rel,
-      childRelBytes(parent, name, rel),
-      parent.ignore,
-    );
-    if (child instanceof Promise) child = await child;
-    first = child;
-  } else {
-    const probed: string[] = [];
-    const top = options.useGitignore ? IgnoreStack.forRoot(root, env, problems, probed) : undefined;
-    options.onRootSources?.([...probed, ...(top?.repository?.sources ?? [])]);
-    let child = open(root, "", "", top);
-    if (child instanceof Promise) child = await child;
-    first = child;
+    if (this.options.signal?.aborted) throw aborted(this.root);
   }
+
+  /** The listing found, the ignore files' problems among its warnings. */
+  listing(): Listing {
+    for (const problem of this.problems) {
+      this.warnings.push({
+        path: problem.source,
+        message: `line ${problem.line}: ${JSON.stringify(problem.pattern)} ${problem.message}`,
+      });
+    }
+    const { root, entries, warnings, skipped } = this;
+    return { root, entries, warnings, skipped };
+  }
+}
+
+/**
+ * Walks `root` (a canonical directory, from `resolveScanRoot`): depth first, each directory's
+ * entries judged in name order, a listed directory entered as soon as it is met.
+ */
+export async function walkTree(root: string, options: WalkOptions): Promise<Listing> {
+  const walk = new Walk(root, options);
+  const kinds = entryKinds(root);
+  const { entries, skipped } = walk;
+  const includeHidden = options.includeHidden;
+  const first = await openFirst(walk);
   const stack: OpenDirectory[] = first ? [first] : [];
   let sinceCheck = 0;
   while (stack.length > 0) {
@@ -467,7 +278,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     // loop for a second); a look costs tens of nanoseconds.
     if (++sinceCheck >= 4) {
       sinceCheck = 0;
-      if (due()) await pause();
+      if (walk.due()) await walk.pause();
     }
     const dir = stack[stack.length - 1] as OpenDirectory;
     const dirent = dir.entries[dir.next++];
@@ -481,7 +292,7 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     // join() builds a flat string, where `+` builds a rope over the prefix and the name: the
     // same heap at first, but a rope grows by a flat copy the first time a regex reads it.
     const rel = [dir.prefix, name].join("");
-    const verdict = judge(dir, name, rel, type, options.includeHidden);
+    const verdict = judge(dir, name, rel, type, includeHidden);
     if (verdict === OMITTED) continue;
     if (verdict !== LISTED) {
       if (type === "file") skipped.push(skippedFile(rel, verdict));
@@ -489,19 +300,160 @@ export async function walkTree(root: string, options: WalkOptions): Promise<List
     }
     entries.push(new ScanEntry(kinds[type], rel));
     if (type === "dir") {
-      let child = open(`${dir.absolute}/${name}`, rel, childRelBytes(dir, name, rel), dir.ignore);
+      const absolute = `${dir.absolute}/${name}`;
+      let child = openDirectory(walk, absolute, rel, childRelBytes(dir, name, rel), dir.ignore);
       if (child instanceof Promise) child = await child;
       if (child) stack.push(child);
     }
   }
   if (options.signal?.aborted) throw aborted(root);
-  for (const problem of problems) {
-    warnings.push({
-      path: problem.source,
-      message: `line ${problem.line}: ${JSON.stringify(problem.pattern)} ${problem.message}`,
-    });
+  return walk.listing();
+}
+
+/** The walk's first directory: the root, or the directory below it it was asked to walk. */
+function openFirst(walk: Walk): OpenDirectory | undefined | Promise<OpenDirectory | undefined> {
+  const { options, root, env } = walk;
+  if (options.from) {
+    const { name, parent } = options.from;
+    const rel = `${parent.prefix}${name}`;
+    const absolute = `${parent.absolute}/${name}`;
+    return openDirectory(walk, absolute, rel, childRelBytes(parent, name, rel), parent.ignore);
   }
-  return { root, entries, warnings, skipped };
+  const probed: string[] = [];
+  const top = options.useGitignore
+    ? IgnoreStack.forRoot(root, env, walk.problems, probed)
+    : undefined;
+  options.onRootSources?.([...probed, ...(top?.repository?.sources ?? [])]);
+  return openDirectory(walk, root, "", "", top);
+}
+
+/**
+ * Reads a directory (sorted, see `readSorted`) and the ignore rules inside it; undefined when
+ * it is skipped with a warning. A promise only for a large directory.
+ */
+function openDirectory(
+  walk: Walk,
+  absolute: string,
+  rel: string,
+  relBytes: string,
+  parent: IgnoreStack | undefined,
+): OpenDirectory | undefined | Promise<OpenDirectory | undefined> {
+  let stats: Stats;
+  let read: Dirent[] | Promise<Dirent[]>;
+  try {
+    // Still a directory, not a symlink swapped in since its parent was read: following one
+    // would list files outside the root.
+    stats = lstatSync(fsPath(absolute));
+    if (!stats.isDirectory()) {
+      walk.warnings.push({ path: absolute, message: "skipped: no longer a directory" });
+      return undefined;
+    }
+    read = readSorted(absolute, stats, walk);
+  } catch (error) {
+    return skipDirectory(walk, absolute, rel, error);
+  }
+  if (read instanceof Promise) {
+    return read.then(
+      (sorted) => enterOpened(walk, absolute, rel, relBytes, parent, sorted, stats),
+      (error: unknown) => skipDirectory(walk, absolute, rel, error),
+    );
+  }
+  return enterOpened(walk, absolute, rel, relBytes, parent, read, stats);
+}
+
+/** A directory that cannot be read: the walk fails at the root, and warns below it. */
+function skipDirectory(walk: Walk, absolute: string, rel: string, error: unknown): undefined {
+  if (error instanceof FreshfsError) throw error;
+  if (rel === "") throw fromFsError(error, "search", absolute);
+  walk.warnings.push({ path: absolute, message: unreadableDirectory(errnoOf(error)) });
+  return undefined;
+}
+
+/** The directory read (`sorted`, every name as read): its frame, and its report if asked. */
+function enterOpened(
+  walk: Walk,
+  absolute: string,
+  rel: string,
+  relBytes: string,
+  parent: IgnoreStack | undefined,
+  sorted: Dirent[],
+  stats: Stats,
+): OpenDirectory | undefined {
+  let dirents: Dirent[];
+  try {
+    dirents = withRealNames(sorted, absolute);
+  } catch (error) {
+    return skipDirectory(walk, absolute, rel, error);
+  }
+  walk.directories++;
+  let ignore = parent;
+  const ignoreBytes: IgnoreBytes = {};
+  let linked: readonly string[] = [];
+  if (parent) {
+    const found = ignoreFilesAmong(dirents);
+    linked = found.linked;
+    ignore = enterDirectory(
+      parent,
+      absolute,
+      rel,
+      relBytes,
+      found.files,
+      walk.env,
+      walk.problems,
+      walk.warnings,
+      ignoreBytes,
+    );
+  }
+  const open: OpenDirectory = {
+    absolute,
+    rel,
+    prefix: rel === "" ? "" : `${rel}/`,
+    relBytes,
+    entries: dirents,
+    ignore,
+    unfiltered: !ignore || ignore.empty,
+    next: 0,
+  };
+  walk.options.onDirectory?.({
+    // A frame of its own: `open` holds the dirents, which the live tree must not keep.
+    frame: { absolute, rel, prefix: open.prefix, relBytes, ignore, unfiltered: open.unfiltered },
+    dev: stats.dev,
+    ino: stats.ino,
+    // Over every name read, valid or not: the watcher's thread reads the same.
+    digest: namesDigest(sorted),
+    ignoreBytes: [ignoreBytes.gitignore, ignoreBytes.ignore, ignoreBytes.rgignore],
+    linkedIgnore: linked
+      .filter((name) => ignoreBytes[name === ".ignore" ? "ignore" : "rgignore"])
+      .map((name) => `${absolute}/${name}`),
+  });
+  return open;
+}
+
+/**
+ * The ignore-related entries among a directory's (dot) names, and which of `.ignore` and
+ * `.rgignore` are symlinks: their targets are rule files too.
+ */
+function ignoreFilesAmong(dirents: readonly Dirent[]): {
+  files: DirectoryIgnoreFiles;
+  linked: string[];
+} {
+  const files: DirectoryIgnoreFiles = {
+    git: false,
+    rgignore: undefined,
+    ignore: undefined,
+    gitignore: undefined,
+  };
+  const linked: string[] = [];
+  for (const dirent of dirents) {
+    if (dirent.name.charCodeAt(0) !== 0x2e) continue;
+    const kind = dirent.isSymbolicLink() ? "symlink" : "file";
+    if (dirent.name === ".git") files.git = true;
+    else if (dirent.name === ".ignore" || dirent.name === ".rgignore") {
+      files[dirent.name === ".ignore" ? "ignore" : "rgignore"] = kind;
+      if (kind === "symlink") linked.push(dirent.name);
+    } else if (dirent.name === ".gitignore") files.gitignore = kind;
+  }
+  return { files, linked };
 }
 
 /** The extension of a path's last name (`ts` for `src/a.ts`), if it has one: glob's index key. */

@@ -1,10 +1,12 @@
 /**
- * The read-before-write guard (contract Part 1; seeds 000 and 002): what was read, and whether
- * the file on disk is still that. Depends on `io/`, `errors` and the rest of `state/`.
+ * The read-before-write guard: what was read, and whether the file on disk is still that. An
+ * edit of a file never read, read only in part, or changed since is refused (or, under `warn`,
+ * allowed with a warning); creating a file needs no read. Depends on `io/`, `errors` and the
+ * rest of `state/`: the records (`records`), what a read saw (`observe`), the texts (`messages`).
  *
- * Per path it keeps only the latest read: the window shown, a stat fingerprint and a SHA-256 of
- * the whole file. Never the content: an agent reads before every edit, and retained content
- * grows to hundreds of MB in a long session (seed 000).
+ * The check is in two stages: equal stat data (nanosecond mtime and ctime, size, inode,
+ * device) proves the file unchanged with one `stat`, unless it was taken too close to the
+ * file's last change; otherwise the whole file is hashed and compared with the read's hash.
  */
 import type { BigIntStats } from "node:fs";
 import { FreshfsError, fromFsError, isGone } from "../errors.js";
@@ -22,8 +24,9 @@ import {
   staleWarning,
   uncheckedWarning,
 } from "./messages.js";
+import { observeContent, observeFile } from "./observe.js";
+import { type ReadRecord, ReadRecords } from "./records.js";
 import {
-  countLines,
   describeNonFile,
   type Fingerprint,
   fingerprintOf,
@@ -33,7 +36,6 @@ import {
   mtimeNsOf,
   type Snapshot,
   sameFingerprint,
-  sha256,
   snapshotFile,
 } from "./snapshot.js";
 
@@ -45,7 +47,7 @@ export type GuardPolicy = "strict" | "warn";
 
 /**
  * - `reject`: a partial read (an offset/limit window that did not cover the file) does not
- *   allow an edit (seed 000).
+ *   allow an edit: lines not seen are no ground for a safe edit.
  * - `allow-within-window`: an edit whose lines lie inside the window last shown is allowed;
  *   the whole-file hash still makes staleness exact.
  */
@@ -188,56 +190,18 @@ function lineNumber(value: number | undefined, name: string, fallback: number): 
   return value;
 }
 
-interface ReadRecord {
-  readonly key: string;
-  /** Order of the calls that recorded reads: a slow early read never replaces a later one. */
-  readonly seq: number;
-  readonly offset: number;
-  readonly limit: number;
-  readonly partial: boolean;
-  readonly lines: number | undefined;
-  readonly readAt: number;
-  readonly hash: string | undefined;
-  readonly size: number | undefined;
-  /** Stat data known to describe the bytes behind `hash`; undefined when not known. */
-  fingerprint: Fingerprint | undefined;
-  /** `fingerprint` was taken too close to the file's last change to be trusted alone. */
-  racy: boolean;
-  /** Other spellings of the path (through symlinks) seen for this record. */
-  aliases: string[] | undefined;
-}
-
-/** What was observed of a file at a read: its bytes' hash and the stat data of those bytes. */
-interface Observation {
-  readonly hash: string | undefined;
-  readonly lines: number | undefined;
-  readonly size: number | undefined;
-  readonly fingerprint: Fingerprint | undefined;
-  readonly racy: boolean;
-}
-
 type Probe =
   | { readonly kind: "file"; readonly stats: BigIntStats }
   | { readonly kind: "gone" }
   | { readonly kind: "error"; readonly error: unknown };
 
-// A handful covers every symlink spelling a session uses for one file; the cap bounds memory.
-const MAX_ALIASES = 4;
-
 export class FileStateTracker {
   readonly #options: ResolvedOptions;
-  /** Keyed by canonical path; insertion order is recency (least recently used first). */
-  readonly #records = new Map<string, ReadRecord>();
-  /** Absolute spelling → canonical key: a hint that lets the fast path skip `realpath`. */
-  readonly #aliases = new Map<string, string>();
-  #seq = 0;
-  /** Reads in flight, and the paths forgotten while they were: a late read must not undo it. */
-  #pending = 0;
-  readonly #forgotten = new Map<string, number>();
-  #clearedAt = 0;
+  readonly #records: ReadRecords;
 
   constructor(options: FileStateTrackerOptions = {}) {
     this.#options = resolveOptions(options);
+    this.#records = new ReadRecords(this.#options.maxEntries);
   }
 
   /** Number of paths tracked. */
@@ -259,7 +223,7 @@ export class FileStateTracker {
 
   /**
    * Records the result of a successful edit as a fresh full read, so a chain of edits does not
-   * trip on its own writes (seed 000 `RecordEdit`; ChatCLI's forgetting would leave the next
+   * trip on its own writes (forgetting the path instead, as ChatCLI does, would leave the next
    * write unguarded). Pass the bytes written: without them, the file is read back, and a change
    * another process made right after the write would be taken as yours.
    */
@@ -284,7 +248,7 @@ export class FileStateTracker {
     }
     const lexical = absolutePath(path);
     const probe = await this.#probe(lexical);
-    let record = this.#lookup(lexical);
+    let record = this.#records.lookup(lexical);
     // The alias is only a hint: unless the file is exactly the one recorded, resolve again,
     // since symlinks may have moved and inode numbers are reused at once.
     if (!record || !this.#passesFastPath(record, probe)) {
@@ -295,14 +259,14 @@ export class FileStateTracker {
         return this.#unchecked(lexical, lexical, error);
       }
       record = this.#records.get(key);
-      this.#noteSpelling(lexical, key);
+      this.#records.noteSpelling(lexical, key);
       if (!record) {
         if (probe.kind === "gone") return verdict(key, "new-file", "none");
         if (this.#options.policy === "warn") return verdict(key, "not-read", "none");
         throw new FreshfsError("NOT_READ", notReadMessage(lexical), { path: lexical });
       }
     }
-    this.#touch(record);
+    this.#records.touch(record);
     return this.#decide(record, lexical, probe, lines);
   }
 
@@ -316,17 +280,12 @@ export class FileStateTracker {
   /** Drops what is known of `path`: the next edit needs a new read. */
   forget(path: string): void {
     const key = this.#keyOf(path);
-    if (key === undefined) return;
-    const record = this.#records.get(key);
-    if (record) this.#remove(record);
-    if (this.#pending > 0) this.#forgotten.set(key, this.#seq);
+    if (key !== undefined) this.#records.forget(key);
   }
 
   /** Drops every record. */
   clear(): void {
     this.#records.clear();
-    this.#aliases.clear();
-    this.#clearedAt = this.#seq;
   }
 
   async #record(
@@ -336,9 +295,8 @@ export class FileStateTracker {
     content: string | Uint8Array | undefined,
   ): Promise<ReadEntry> {
     const lexical = absolutePath(path);
-    const seq = ++this.#seq;
+    const seq = this.#records.beginRead();
     const readAt = Date.now();
-    this.#pending++;
     try {
       let key: string;
       try {
@@ -346,10 +304,11 @@ export class FileStateTracker {
       } catch (error) {
         throw fromFsError(error, "record a read of", lexical);
       }
+      const { fs, racyWindowMs } = this.#options;
       const seen =
         content === undefined
-          ? await this.#observeFile(key)
-          : await this.#observeContent(key, content);
+          ? await observeFile(key, fs, racyWindowMs)
+          : await observeContent(key, content, fs, racyWindowMs);
       const partial = offset > 1 || (limit > 0 && (seen.lines === undefined || limit < seen.lines));
       const record: ReadRecord = {
         key,
@@ -365,94 +324,10 @@ export class FileStateTracker {
         racy: seen.racy,
         aliases: undefined,
       };
-      return entryOf(this.#store(record, lexical));
+      return entryOf(this.#records.store(record, lexical));
     } finally {
-      if (--this.#pending === 0) this.#forgotten.clear();
+      this.#records.endRead();
     }
-  }
-
-  /** The tracker reads the file itself: its snapshot is the record. */
-  async #observeFile(key: string): Promise<Observation> {
-    let snapshot: Snapshot;
-    try {
-      snapshot = await snapshotFile(key, this.#options.fs);
-    } catch (error) {
-      const code = error instanceof FreshfsError ? error.code : undefined;
-      if (code !== "PERMISSION_DENIED" && code !== "IO_ERROR") throw error;
-      return this.#observeStatOnly(key, error);
-    }
-    return {
-      hash: snapshot.hash,
-      lines: snapshot.lines,
-      size: snapshot.fingerprint.size,
-      fingerprint: snapshot.stable ? snapshot.fingerprint : undefined,
-      racy: this.#isRacy(snapshot.fingerprint, snapshot.startedAtMs),
-    };
-  }
-
-  /**
-   * The file is there but its bytes cannot be read: keep its stat data and mark the content
-   * unknown, which is never mistaken for empty (contract 1.2).
-   */
-  async #observeStatOnly(key: string, readError: unknown): Promise<Observation> {
-    const startedAtMs = Date.now();
-    let stats: BigIntStats;
-    try {
-      stats = await this.#options.fs.stat(key);
-    } catch (error) {
-      throw fromFsError(error, "record a read of", key);
-    }
-    if (!stats.isFile()) {
-      throw new FreshfsError(
-        "NOT_A_FILE",
-        `Cannot read ${key}: it is ${describeNonFile(stats)}, not a regular file.`,
-        { path: key, cause: readError },
-      );
-    }
-    const fingerprint = fingerprintOf(stats);
-    return {
-      hash: undefined,
-      lines: undefined,
-      size: fingerprint.size,
-      fingerprint,
-      racy: this.#isRacy(fingerprint, startedAtMs),
-    };
-  }
-
-  /**
-   * The caller read the bytes at some earlier moment. Its stat data is trusted only when the
-   * file, read again now, still has those bytes: otherwise a change between the caller's read
-   * and this call would leave a fingerprint that vouches for bytes nobody saw.
-   */
-  async #observeContent(key: string, content: string | Uint8Array): Promise<Observation> {
-    let snapshot: Snapshot | undefined;
-    try {
-      snapshot = await snapshotFile(key, this.#options.fs);
-    } catch {
-      snapshot = undefined;
-    }
-    const candidates = typeof content === "string" ? encodingsOf(content) : [content];
-    if (snapshot?.stable && candidates.some((bytes) => sha256(bytes) === snapshot.hash)) {
-      return {
-        hash: snapshot.hash,
-        lines: snapshot.lines,
-        size: snapshot.fingerprint.size,
-        fingerprint: snapshot.fingerprint,
-        racy: this.#isRacy(snapshot.fingerprint, snapshot.startedAtMs),
-      };
-    }
-    const bytes = candidates[0] as Uint8Array;
-    return {
-      hash: sha256(bytes),
-      lines: countLines(bytes),
-      size: bytes.byteLength,
-      fingerprint: undefined,
-      racy: true,
-    };
-  }
-
-  #isRacy(fingerprint: Fingerprint, startedAtMs: number): boolean {
-    return isRacy(fingerprint, startedAtMs, this.#options.racyWindowMs);
   }
 
   async #probe(path: string): Promise<Probe> {
@@ -533,9 +408,9 @@ export class FileStateTracker {
    * the next check of an untouched file is one `stat` again once it is out of the racy window.
    */
   #refresh(record: ReadRecord, snapshot: Snapshot): void {
-    if (this.#records.get(record.key) !== record) return;
+    if (!this.#records.holds(record)) return;
     record.fingerprint = snapshot.fingerprint;
-    record.racy = this.#isRacy(snapshot.fingerprint, snapshot.startedAtMs);
+    record.racy = isRacy(snapshot.fingerprint, snapshot.startedAtMs, this.#options.racyWindowMs);
   }
 
   #stale(
@@ -581,10 +456,6 @@ export class FileStateTracker {
     ]);
   }
 
-  #lookup(lexical: string): ReadRecord | undefined {
-    return this.#records.get(this.#aliases.get(lexical) ?? lexical);
-  }
-
   /** The canonical key of `path`, or undefined when it cannot be resolved. */
   #keyOf(path: string): string | undefined {
     try {
@@ -593,113 +464,6 @@ export class FileStateTracker {
       return undefined;
     }
   }
-
-  #store(record: ReadRecord, lexical: string): ReadRecord {
-    const { key } = record;
-    // A read that began before a forget() or clear() of its path must not bring it back.
-    if (record.seq <= this.#clearedAt || record.seq <= (this.#forgotten.get(key) ?? 0)) {
-      return record;
-    }
-    const existing = this.#records.get(key);
-    if (existing && existing.seq > record.seq) {
-      this.#noteSpelling(lexical, key);
-      return existing;
-    }
-    let stored = record;
-    if (existing) {
-      stored = withMergedWindow(existing, record);
-      stored.aliases = existing.aliases;
-      this.#records.delete(key);
-    }
-    this.#records.set(key, stored);
-    this.#noteSpelling(lexical, key);
-    for (const oldest of this.#records.values()) {
-      if (this.#records.size <= this.#options.maxEntries) break;
-      this.#remove(oldest);
-    }
-    return stored;
-  }
-
-  #touch(record: ReadRecord): void {
-    if (this.#records.get(record.key) !== record) return;
-    this.#records.delete(record.key);
-    this.#records.set(record.key, record);
-  }
-
-  /** `lexical` was just resolved to `key`: keep the alias hint true to that. */
-  #noteSpelling(lexical: string, key: string): void {
-    const record = this.#records.get(key);
-    if (lexical === key || !record) {
-      this.#aliases.delete(lexical);
-      return;
-    }
-    if (this.#aliases.get(lexical) === key) return;
-    this.#aliases.set(lexical, key);
-    const aliases = [...(record.aliases ?? []), lexical];
-    while (aliases.length > MAX_ALIASES) this.#dropAlias(record, aliases.shift() as string);
-    record.aliases = aliases;
-  }
-
-  #dropAlias(record: ReadRecord, alias: string): void {
-    if (this.#aliases.get(alias) === record.key) this.#aliases.delete(alias);
-  }
-
-  #remove(record: ReadRecord): void {
-    this.#records.delete(record.key);
-    for (const alias of record.aliases ?? []) this.#dropAlias(record, alias);
-  }
-}
-
-/**
- * Two partial windows of the same bytes that touch or overlap are one window: a file longer
- * than a read tool shows at once (2,000 lines) is read in consecutive windows, and once they
- * cover every line of one unchanged content, nothing was left unseen. The hash makes "the
- * same bytes" exact. A partial read after a full one stays partial (seed 000: the newest read
- * is the one judged), since that newest window is all the caller says it looked at.
- */
-function withMergedWindow(existing: ReadRecord, next: ReadRecord): ReadRecord {
-  if (!next.partial || !existing.partial) return next;
-  if (next.hash === undefined || next.hash !== existing.hash || next.lines === undefined) {
-    return next;
-  }
-  const last = (r: ReadRecord) => (r.limit > 0 ? r.offset + r.limit - 1 : Number.POSITIVE_INFINITY);
-  if (next.offset > last(existing) + 1 || existing.offset > last(next) + 1) return next;
-  const offset = Math.min(existing.offset, next.offset);
-  const end = Math.max(last(existing), last(next));
-  const limit = end >= next.lines ? 0 : end - offset + 1;
-  return { ...next, offset, limit, partial: offset > 1 || limit > 0 };
-}
-
-const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-
-/**
- * The raw bytes a caller's decoded string may have come from: UTF-8 with or without a byte
- * order mark (decoders drop it), with line ends as given or as CRLF (readers that normalize
- * them), or Latin-1. Raw bytes are what the guard compares (contract 1.2); these forms spare
- * a caller that only kept the text a false STALE. The first form is the text as UTF-8.
- */
-function encodingsOf(text: string): Uint8Array[] {
-  const forms = [text];
-  if (text.includes("\n") && !text.includes("\r")) forms.push(text.replaceAll("\n", "\r\n"));
-  const encoded: Uint8Array[] = [];
-  for (const form of forms) {
-    const utf8 = Buffer.from(form, "utf8");
-    encoded.push(utf8);
-    if (!form.startsWith("\uFEFF")) encoded.push(Buffer.concat([UTF8_BOM, utf8]));
-  }
-  if (isLatin1Beyond7Bit(text)) encoded.push(Buffer.from(text, "latin1"));
-  return encoded;
-}
-
-/** Latin-1 differs from UTF-8 only for U+0080..U+00FF, and cannot encode anything above. */
-function isLatin1Beyond7Bit(text: string): boolean {
-  let beyond = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code > 0xff) return false;
-    if (code >= 0x80) beyond = true;
-  }
-  return beyond;
 }
 
 function verdict(
