@@ -68,7 +68,7 @@ export {
   grep,
   grepFiles,
 } from "./search/grep/grep.js";
-export type { ListingOptions, SearchProgress } from "./search/listing.js";
+export type { ListingAnswer, ListingOptions, SearchProgress } from "./search/listing.js";
 export { type PathLockOptions, withPathLock } from "./state/lock.js";
 export {
   type CheckEditOptions,

@@ -10,9 +10,14 @@
  * the query has a capital (smart case); words separated by spaces must all match.
  */
 import { FreshfsError } from "../errors.js";
-import type { Freshness } from "../scan/cache.js";
 import { resolveScanRoot, type ScanEntry } from "../scan/walk.js";
-import { checkedOptions, type ListingOptions, pageOf, searchListing } from "./listing.js";
+import {
+  checkedOptions,
+  type ListingAnswer,
+  type ListingOptions,
+  pageOf,
+  searchListing,
+} from "./listing.js";
 
 /** Matches fuzzyFind returns when no `limit` is given. */
 export const FUZZY_DEFAULT_LIMIT = 100;
@@ -29,16 +34,10 @@ export interface FuzzyMatch {
   readonly score: number;
 }
 
-export interface FuzzyFindResult {
-  readonly root: string;
+export interface FuzzyFindResult extends ListingAnswer {
   readonly matches: readonly FuzzyMatch[];
   /** Matches found in all, before `offset` and `limit` cut the page. */
   readonly totalMatches: number;
-  readonly truncated: boolean;
-  /** Which mode answered: `live` (watched), `walked` (a walk for this call) or `cached` (TTL). */
-  readonly freshness: Freshness;
-  /** Why the root was not watched, when `watch` asked for it. */
-  readonly unwatched?: string | undefined;
 }
 
 /** What a listing needs for fast queries, built once per listing (listings are immutable). */
@@ -347,19 +346,20 @@ export async function fuzzyFind(
     return { matches: picked, total: matched.length };
   };
 
+  const request = {
+    root,
+    policy,
+    cache: options.cache ?? false,
+    watch: options.watch,
+    cheap: true,
+    signal: options.signal,
+    onProgress: options.onProgress,
+  };
   // An empty query ranks nothing: the listing's first entries, in path order, as fzf shows them.
   const found =
     terms.length === 0
       ? await searchListing(
-          {
-            root,
-            policy,
-            cache: options.cache ?? false,
-            watch: options.watch,
-            cheap: true,
-            signal: options.signal,
-            onProgress: options.onProgress,
-          },
+          request,
           (listing) => {
             const all = listing.entries
               .filter(
@@ -373,15 +373,7 @@ export async function fuzzyFind(
           () => false,
         )
       : await searchListing(
-          {
-            root,
-            policy,
-            cache: options.cache ?? false,
-            watch: options.watch,
-            cheap: true,
-            signal: options.signal,
-            onProgress: options.onProgress,
-          },
+          request,
           (listing) => search(listing.entries),
           (result) => result.total === 0,
         );

@@ -7,11 +7,12 @@ import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
 import { FreshfsError, quoted } from "../errors.js";
-import type { Freshness, ScanResult } from "../scan/cache.js";
+import type { ScanResult } from "../scan/cache.js";
 import { explainPath } from "../scan/explain.js";
 import { indexByExtension, resolveScanRoot, ScanEntry } from "../scan/walk.js";
 import {
   checkedOptions,
+  type ListingAnswer,
   type ListingOptions,
   pageOf,
   type Searched,
@@ -27,18 +28,11 @@ export interface GlobOptions extends ListingOptions {
   sortByMtime?: boolean | undefined;
 }
 
-export interface GlobResult {
-  /** The canonical directory searched. */
-  readonly root: string;
+export interface GlobResult extends ListingAnswer {
   /** Matching paths, relative to `root`, `/`-separated. */
   readonly matches: readonly string[];
   /** Matches found in all, before `offset` and `limit` cut the page. */
   readonly totalMatches: number;
-  readonly truncated: boolean;
-  /** Which mode answered: `live` (watched), `walked` (a walk for this call) or `cached` (TTL). */
-  readonly freshness: Freshness;
-  /** Why the root was not watched, when `watch` asked for it. */
-  readonly unwatched?: string | undefined;
 }
 
 function invalidPattern(pattern: string, why: string): FreshfsError {

@@ -146,6 +146,18 @@ export interface ListingOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** What every search over a listing answers with, besides its records. */
+export interface ListingAnswer {
+  /** The canonical directory searched (grep: the named file's directory). */
+  readonly root: string;
+  /** More results exist beyond `offset + limit`. */
+  readonly truncated: boolean;
+  /** Which mode answered: `live` (watched), `walked` (a walk for this call) or `cached` (TTL). */
+  readonly freshness: Freshness;
+  /** Why the root was not watched, when `watch` asked for it. */
+  readonly unwatched?: string | undefined;
+}
+
 /** A whole number >= 0 (or Infinity, where unlimited is allowed), or `fallback` when not given. */
 export function countOption(value: number | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;

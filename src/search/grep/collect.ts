@@ -6,7 +6,7 @@
  * options and worker types.
  */
 import type { Freshness } from "../../scan/cache.js";
-import type { SearchProgress } from "../listing.js";
+import type { ListingAnswer, SearchProgress } from "../listing.js";
 import type { LineRecord, LineSpans } from "./engine.js";
 import type { GrepOutputMode, ResolvedGrep } from "./options.js";
 import type { WorkerOutcome } from "./worker.js";
@@ -53,8 +53,7 @@ export interface GrepSkipped {
   readonly failed: readonly { readonly path: string; readonly message: string }[];
 }
 
-export interface GrepResult {
-  readonly root: string;
+export interface GrepResult extends ListingAnswer {
   readonly mode: GrepOutputMode;
   /** `content` mode: matching and context lines, by path then line. */
   readonly lines: readonly GrepLine[];
@@ -64,8 +63,6 @@ export interface GrepResult {
   readonly counts: readonly { readonly path: string; readonly count: number }[];
   /** Records (lines, files or counts) found, or found before the search stopped at `offset + limit`. */
   readonly totalRecords: number;
-  /** More records exist beyond `offset + limit`. */
-  readonly truncated: boolean;
   /** Files searched (candidates after the filters). */
   readonly filesSearched: number;
   /** Files read to answer: fewer than `filesSearched` when the content index ruled some out. */
@@ -74,10 +71,6 @@ export interface GrepResult {
   /** The search stopped at `timeoutMs`: what is here is only part of the answer. */
   readonly partial: boolean;
   readonly warnings: readonly string[];
-  /** Which mode answered: `live` (watched), `walked` (a walk for this call) or `cached` (TTL). */
-  readonly freshness: Freshness;
-  /** Why the root was not watched, when `watch` asked for it. */
-  readonly unwatched?: string | undefined;
 }
 
 /** Where the answer came from, as the result reports it. */
