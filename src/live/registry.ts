@@ -2,7 +2,7 @@
  * The process's live trees: one per (canonical root, hidden, gitignore) a long-lived caller
  * searches with `watch: true` (the `Workspace`, and so `freshfs mcp`), sharing one watcher,
  * under stated bounds: most trees, most watched directories, most bytes. Where watching cannot
- * work (not Linux, a network file system) the seed's TTL policy answers instead; where it
+ * work (not Linux, a network file system) the scan cache's TTL policy answers instead; where it
  * cannot be afforded (a watch limit, a budget) every call walks. Depends on `scan/` and
  * `live/tree`, `live/backend`.
  */

@@ -1,9 +1,9 @@
 /**
- * The shared scan cache (contract Part 2; seed 003): full listings of walked trees, keyed by
+ * The shared scan cache, after oh-my-pi's `fs_cache`: full listings of walked trees, keyed by
  * (canonical root, includeHidden, useGitignore), that glob, fuzzy find and grep read instead of
  * walking again. Depends on `scan/walk`, `io` and `errors`.
  *
- * Beyond the seed: the TTL counts from the end of a scan; concurrent requests for one key share
+ * Beyond that design: the TTL counts from the end of a scan; concurrent requests for one key share
  * one walk; a walk overlapped by an invalidation of its tree is not stored (nor joined by later
  * callers); listings are bounded by count and by an estimate of their bytes.
  */
@@ -69,7 +69,10 @@ export interface ScanResult {
   readonly unwatched?: string | undefined;
 }
 
-/** The cache's global policy (contract 2.4): environment variables, or `configureScanCache`. */
+/**
+ * The cache's global policy, one for the process (no per-call override, so every caller sees
+ * the same freshness): environment variables, or `configureScanCache`.
+ */
 export interface ScanCachePolicy {
   /** Listing lifetime; 0 bypasses the cache (always walk, never store). `FS_SCAN_CACHE_TTL_MS`. @default 1000 */
   readonly ttlMs: number;
@@ -119,7 +122,7 @@ const warned = new Set<string>();
 
 /**
  * A whole number >= 0 from environment variable `name`, else `fallback`; an invalid value falls
- * back too, with one warning per value (contract 2.4). The live trees' variables read the same.
+ * back too, with one warning per value (never silently). The live trees' variables read the same.
  */
 export function envCount(name: string, fallback: number): number {
   const raw = process.env[name];

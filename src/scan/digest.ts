@@ -1,7 +1,8 @@
 /**
  * A directory's digest: its names and their kinds, as one short string. The walker computes it
  * over what it read, the live tree's watcher over what it reads once its watch is in place;
- * equal digests mean nothing in the directory changed between the two reads (contract 5.2).
+ * equal digests mean nothing in the directory changed between the two reads (so nothing the
+ * watch came too late for was missed).
  * Depends on nothing inside freshfs, so the watcher's thread can load it alone.
  */
 import type { Dirent } from "node:fs";

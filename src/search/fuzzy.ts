@@ -1,8 +1,8 @@
 /**
  * fuzzyFind: the files a person means from a few letters, for `@`-mentions and autocomplete
- * (contract Part 3). Depends on `scan/` and `search/listing`.
+ * Depends on `scan/` and `search/listing`.
  *
- * Ranking: the seed's tiers are the floor (exact basename 120, basename prefix 100, basename
+ * Ranking: tiers first, as oh-my-pi's file finder ranks (exact basename 120, basename prefix 100, basename
  * contains 80, path contains 60, basename subsequence 50, path subsequence 30, directories
  * +10); inside a tier, an alignment score in the manner of fzf (a match at a word boundary,
  * `/`, `-`, `_`, `.` or a camelCase hump, scores more; runs of consecutive letters score more;

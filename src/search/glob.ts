@@ -1,5 +1,5 @@
 /**
- * glob: the paths of a listing that match a pattern (contract Part 3). Depends on `scan/`,
+ * glob: the paths of a listing that match a pattern. Depends on `scan/`,
  * `search/listing` and picomatch (glob semantics are picomatch's, as in tinyglobby and fast-glob;
  * not hand-rolled).
  */

@@ -1,5 +1,5 @@
 /**
- * How glob, fuzzy find and grep get their listing (contract 2.5, 2.6): with caching off, a walk
+ * How glob, fuzzy find and grep get their listing: with caching off (every API's default), a walk
  * that is not stored; with caching on, the shared listing, and one forced, stored rescan when
  * the caller's filtered result came back empty from a listing older than
  * FS_SCAN_EMPTY_RECHECK_MS (a file created a moment ago may be missing from it). Depends on
@@ -47,7 +47,7 @@ export interface SearchProgress {
   readonly total: number | undefined;
 }
 
-/** A search's answer, and which mode answered (contract 5.2: results say so). */
+/** A search's answer, and which mode answered: every result says so. */
 export interface Searched<T> {
   readonly value: T;
   readonly freshness: Freshness;

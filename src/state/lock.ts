@@ -1,6 +1,6 @@
 /**
  * Per-path locks: the write path runs guard check → write → record as one step under the lock
- * of the canonical path, so no other call on that file can slip in between (contract 1.2), in
+ * of the canonical path, so no other call on that file can slip in between, in
  * this process (a FIFO queue per path, the fast path) and in every other freshfs process (the
  * lock file, `io/lockfile`, taken by the head of the queue only). Depends on `io/` and `errors`.
  */

@@ -1,7 +1,7 @@
 /**
  * The guard's refusal and warning texts, written for a model to act on. Neutral about the cause
- * ("changed on disk"), they name the remedy ("read it again") and never blame a user or a tool
- * (contract 1.3). Depends on nothing.
+ * ("changed on disk"), they name the remedy ("read it again") and never blame a user or a tool:
+ * the file may have changed for any reason. Depends on nothing.
  */
 
 /** Why a record no longer vouches for the file. */

@@ -3,7 +3,7 @@
  *
  * A fingerprint is the stat data that changes when a file changes: nanosecond mtime and ctime,
  * size, inode and device. Compared for equality, never with `>`: mtime goes backwards through
- * `cp -p`, checkouts and `utimes` (contract 1.2). ctime cannot be set from user space, so it
+ * `cp -p`, checkouts and `utimes`. ctime cannot be set from user space, so it
  * catches a rewrite whose mtime was put back.
  */
 import { createHash } from "node:crypto";
