@@ -1,9 +1,9 @@
 /**
  * Locks that other freshfs processes honour, so two never lose each other's accepted edits, in
- * the manner of git's lockfile: a
- * lock file made so that exactly one process has it (its holder's record is written to a temp
- * file, then hard-linked to the lock's name, which fails if the name exists; `O_CREAT|O_EXCL`
- * where there are no hard links); removed when the change is done. The lock file lives out of
+ * the manner of git's lockfile: a lock file made so that exactly one process has it (its
+ * holder's record is written to a temp file, then hard-linked to the lock's name, which fails if
+ * the name exists; `O_CREAT|O_EXCL` where there are no hard links); removed when the change is
+ * done. The lock file lives out of
  * the user's tree (`io/state-dirs`: the repository's git directory, else the user's runtime
  * directory), where no other tool sees it. Depends on `io/held`, `io/names`, `io/state-dirs`,
  * `errors`.
