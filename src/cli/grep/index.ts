@@ -1,5 +1,5 @@
 /**
- * `freshfs grep`: ripgrep's flags (`rg-args`), run through the library's grep, printed as rg
+ * `freshfs grep`: ripgrep's flags (`args`), run through the library's grep, printed as rg
  * prints. Depends on the library's grep modules and `commands` (the progress line, errors).
  *
  * The one default that is not rg's: lines are printed as `rg --no-heading --with-filename
@@ -9,9 +9,9 @@
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { FreshfsError } from "../errors.js";
-import { encodeName, hasEscapedBytes } from "../io/bytes.js";
-import { compareByEntries } from "../scan/order.js";
+import { FreshfsError } from "../../errors.js";
+import { encodeName, hasEscapedBytes } from "../../io/bytes.js";
+import { compareByEntries } from "../../scan/order.js";
 import {
   GREP_DEFAULT_TIMEOUT_MS,
   GREP_MAX_FILE_BYTES,
@@ -20,10 +20,10 @@ import {
   type GrepResult,
   grep,
   grepFiles,
-} from "../search/grep/grep.js";
-import { FILE_TYPES } from "../search/grep/types.js";
-import { badInput, isFileOperand, namer, withProgress } from "./commands.js";
-import { type GrepArgs, parseGrepArgs } from "./rg-args.js";
+} from "../../search/grep/grep.js";
+import { FILE_TYPES } from "../../search/grep/types.js";
+import { badInput, isFileOperand, namer, withProgress } from "../commands.js";
+import { type GrepArgs, parseGrepArgs } from "./args.js";
 
 const GREP_HELP = `Usage: freshfs grep [OPTIONS] PATTERN [PATH ...]
        freshfs grep [OPTIONS] -e PATTERN ... [PATH ...]

@@ -8,7 +8,7 @@
  * Written by hand, not with `util.parseArgs`: that has no clusters of a counted flag (`-uu`),
  * no values glued to short flags (`-A3`), and no last-wins between opposite flags.
  */
-import { FreshfsError } from "../errors.js";
+import { FreshfsError } from "../../errors.js";
 
 export type CaseMode = "sensitive" | "insensitive" | "smart";
 
