@@ -131,7 +131,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   // grep reads rg's arguments, with rg's rules (clusters, last-wins, options anywhere); loaded
   // only for grep, as the other commands need none of the search workers' modules.
-  if (command === "grep") return (await import("./grep.js")).grepMain(rest);
+  if (command === "grep") return (await import("./grep/index.js")).grepMain(rest);
   if (!(command in HELP) || command === "main") {
     throw badInput(`unknown command '${command}'. Try 'freshfs --help'.`);
   }

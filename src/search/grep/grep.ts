@@ -34,9 +34,8 @@ export {
   GREP_DEFAULT_MAX_COLUMNS,
   GREP_DEFAULT_TIMEOUT_MS,
   GREP_MAX_FILE_BYTES,
-  type GrepOptions,
-  type GrepOutputMode,
-} from "./options.js";
+} from "./defaults.js";
+export type { GrepOptions, GrepOutputMode } from "./options.js";
 
 /** Searches for `pattern` (or any of several, as rg's `-e a -e b`; none matches nothing). */
 export function grep(

@@ -1,18 +1,25 @@
 /**
- * `freshfs grep`'s arguments, read as ripgrep 13 reads its own: short flags clustered (`-inw`,
- * `-A3`, `-uu`), long ones with `=` or a separate value, options anywhere among the operands,
- * `--` to end them, and the later of two flags that override each other winning (so a
- * default can be given first and changed after, as rg's config files do). Pure; depends on
- * nothing but the error type.
+ * grep's arguments as said (ripgrep's lowargs): rg 13's flag grammar, producing a plain record
+ * that nothing has checked against the filesystem yet. Short flags clustered (`-inw`, `-A3`,
+ * `-uu`), long ones with `=` or a separate value, options anywhere among the operands, `--` to
+ * end them, and the later of two flags that override each other winning (so a default can be
+ * given first and changed after, as rg's config files do). rg's flags freshfs lacks are named
+ * as such. Pure; depends on nothing but the error type.
  *
  * Written by hand, not with `util.parseArgs`: that has no clusters of a counted flag (`-uu`),
  * no values glued to short flags (`-A3`), and no last-wins between opposite flags.
  */
-import { FreshfsError } from "../errors.js";
+import { FreshfsError } from "../../errors.js";
 
 export type CaseMode = "sensitive" | "insensitive" | "smart";
 
-/** Everything the grep command was told, before it is checked against the filesystem. */
+/** `--sort` / `--sortr`: what the files are ordered by, and whether backwards. */
+export interface FileSort {
+  readonly by: "path" | "modified" | "accessed" | "created" | "none";
+  readonly reverse: boolean;
+}
+
+/** Everything the grep command was told, flag by flag, the later of two opposite flags kept. */
 export interface GrepArgs {
   /** From `-e` and `-f` (in order); when there are none, the first operand is the pattern. */
   readonly patterns: string[];
@@ -57,7 +64,7 @@ export interface GrepArgs {
   /** `--json`: rg's JSON Lines; `--json-result`: freshfs's one document. */
   json: boolean;
   jsonResult: boolean;
-  sort: { by: "path" | "modified" | "accessed" | "created" | "none"; reverse: boolean };
+  sort: FileSort;
   after: number | undefined;
   before: number | undefined;
   context: number | undefined;
@@ -92,7 +99,7 @@ function whole(value: string, flag: string): number {
 const SIZE_SUFFIXES: Record<string, number> = { "": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 };
 
 /** rg's NUM+SUFFIX?: digits, then K, M or G (powers of 1024), upper case only, as rg takes them. */
-export function fileSize(value: string, flag: string): number {
+function fileSize(value: string, flag: string): number {
   const [, digits = "", suffix = ""] = /^(\d+)([KMG]?)$/.exec(value) ?? [];
   const bytes = digits === "" ? Number.NaN : Number(digits) * (SIZE_SUFFIXES[suffix] ?? 1);
   if (!Number.isSafeInteger(bytes)) {
@@ -136,7 +143,7 @@ const sort =
     if (!["path", "modified", "accessed", "created", "none"].includes(value)) {
       throw bad(`${flag} takes path, modified, accessed, created or none, not '${value}'.`);
     }
-    args.sort = { by: value as GrepArgs["sort"]["by"], reverse };
+    args.sort = { by: value as FileSort["by"], reverse };
   };
 
 /** rg's flags that freshfs reads, each with what it does to the arguments. */
@@ -407,7 +414,12 @@ function patternFile(args: GrepArgs, value: string): void {
   args.patternsGiven = true;
 }
 
-export function emptyGrepArgs(): GrepArgs {
+/**
+ * What is said before any flag: rg's defaults, but one. Lines are printed as `rg --no-heading
+ * --with-filename --line-number` prints them, whether or not the output is a terminal, because
+ * a program reading the output is the usual reader here; `-N`, `-I` and `--heading` change each.
+ */
+function emptyGrepArgs(): GrepArgs {
   return {
     patterns: [],
     patternFiles: [],
