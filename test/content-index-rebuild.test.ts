@@ -67,7 +67,7 @@ describe("a run started during the walk that follows a distrust", () => {
     let maintained = false;
     let changed = false;
     let before = 0;
-    // What an earlier grep's `contentIndexes.maintain(index, listed)` is given (grep.ts:904),
+    // What an earlier grep's `contentIndexes.maintainSoon(index, found.listing)` is given (grep.ts),
     // reduced to the one file that matters.
     const oldListing = { entries: [{ type: "file", path: "a.txt" }] } as unknown as ScanResult;
     const walked = await indexed("warm-up", {
