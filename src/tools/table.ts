@@ -476,7 +476,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
   glob: defineTool({
     name: "glob",
     title: "Find files by pattern",
-    description: `Files matching a glob pattern (**/*.ts, src/**/*.test.ts, *.{json,yml}), newest first. * never crosses /; a pattern without / matches at any depth. Ignored files (.gitignore) and node_modules are left out unless the pattern names them. At most ${GLOB_DEFAULT_LIMIT} paths by default; page with offset.`,
+    description: `Files matching a glob pattern (**/*.ts, src/**/*.test.ts, *.{json,yml}), newest first. * never crosses /; a pattern without / matches at any depth. Ignored files (.gitignore), hidden ones (a name starting with a dot: .env, .github/) and node_modules are left out unless the pattern names them (.github/**). At most ${GLOB_DEFAULT_LIMIT} paths by default; page with offset.`,
     input: z.object({
       pattern: z.string().describe("The glob."),
       path: z.string().optional().describe("The directory to search. Default: every root."),
@@ -499,7 +499,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
   grep: defineTool({
     name: "grep",
     title: "Search file contents",
-    description: `Searches file contents with a regular expression in ripgrep's syntax (Rust's regex crate: \\pL, [[:alpha:]], (?i), Unicode \\w and \\b; syntax "javascript" for lookaround and backreferences; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file; -v inverts, -o shows only the matches, patterns adds alternatives, max_depth bounds the depth. At most ${GREP_DEFAULT_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_MAX_COLUMNS} characters. A search stops after ${GREP_TOOL_TIMEOUT_MS / 1000} s with what it found, flagged partial; files the regex runs too long on are skipped and listed.`,
+    description: `Searches file contents with a regular expression in ripgrep's syntax (Rust's regex crate: \\pL, [[:alpha:]], (?i), Unicode \\w and \\b; syntax "javascript" for lookaround and backreferences; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. Unlike ripgrep, hidden files (dot-files such as .env, .github/) are searched. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file; -v inverts, -o shows only the matches, patterns adds alternatives, max_depth bounds the depth. At most ${GREP_DEFAULT_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_MAX_COLUMNS} characters. A search stops after ${GREP_TOOL_TIMEOUT_MS / 1000} s with what it found, flagged partial; files the regex runs too long on are skipped and listed.`,
     input: z.object({
       pattern: z.string().describe("The regular expression (or literal text with fixed_strings)."),
       patterns: z
@@ -583,7 +583,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
   find: defineTool({
     name: "find",
     title: "Find a file by a few letters",
-    description: `The files a short query most likely means (fuzzy: abbreviations, prefixes, camelCase initials, path fragments), best first; directories end with /. At most ${FIND_DEFAULT_LIMIT} by default.`,
+    description: `The files a short query most likely means (fuzzy: abbreviations, prefixes, camelCase initials, path fragments), best first; directories end with /. Hidden files and directories (a name starting with a dot: .env, .github/) are left out. At most ${FIND_DEFAULT_LIMIT} by default.`,
     input: z.object({
       query: z.string().describe("A few letters of the file meant."),
       path: z.string().optional().describe("The directory to search. Default: every root."),
