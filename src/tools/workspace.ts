@@ -83,10 +83,15 @@ export class Workspace {
   static {
     for (const [method, tool] of Object.entries(TOOLS)) {
       const entry: AnyTool = tool;
-      Object.defineProperty(Workspace.prototype, method, {
-        value: function (this: Workspace, params: unknown, call?: CallOptions) {
+      // Written as a method so that it bears the tool's name (`Workspace.read` in a stack).
+      const named = {
+        [method](this: Workspace, params: unknown, call?: CallOptions) {
           return bounded(entry.handler(this.#context, params, entry.aliases, call));
         },
+      };
+      // As a class method is: not enumerable.
+      Object.defineProperty(Workspace.prototype, method, {
+        value: named[method],
         writable: true,
         configurable: true,
       });
