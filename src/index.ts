@@ -87,7 +87,15 @@ export type {
   ApplyPatchResult,
   PatchedFile,
 } from "./tools/apply-patch.js";
+export type { Aliases } from "./tools/args.js";
 export type { CallOptions } from "./tools/commit.js";
+export type {
+  AliasesOf,
+  AnyTool,
+  ContentBlock,
+  ToolDefinition,
+  ToolResult,
+} from "./tools/definition.js";
 export type { EditParams, EditResult, MultiEditParams } from "./tools/edit.js";
 export type { DeleteParams, DeleteResult, RenameParams, RenameResult } from "./tools/files.js";
 export {
@@ -125,7 +133,10 @@ export type {
   GlobToolResult,
   GrepParams,
   GrepToolResult,
+  ListingParams,
+  PagedParams,
 } from "./tools/search.js";
 export type { EntryKind, ReadState, StatParams, StatResult } from "./tools/stat.js";
-export { Workspace, type WorkspaceOptions } from "./tools/workspace.js";
+export { TOOLS, type ToolMethod } from "./tools/table.js";
+export { Workspace, type WorkspaceOptions, type WorkspaceTools } from "./tools/workspace.js";
 export type { WriteParams, WriteResult } from "./tools/write.js";

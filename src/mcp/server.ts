@@ -13,7 +13,6 @@ import {
   McpError,
   RootsListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
 import {
   boundText,
   FreshfsError,
@@ -24,7 +23,7 @@ import {
 } from "../index.js";
 import { packageVersion } from "../version.js";
 import { BoundedStdioTransport } from "./stdio.js";
-import { TOOLS } from "./tools.js";
+import { callTool, MCP_TOOLS } from "./tools.js";
 
 export interface FreshfsServerOptions {
   /** The directories the tools may use; a client's roots can only narrow them. */
@@ -46,12 +45,6 @@ const ROOTS_TIMEOUT_MS = 5000;
 export interface FreshfsServer {
   readonly server: Server;
   readonly workspace: Workspace;
-}
-
-/** A tool's schema as JSON Schema (draft 7, which every MCP client reads). */
-function jsonSchema(schema: z.ZodObject): { type: "object"; [key: string]: unknown } {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-7" });
-  return { ...rest, type: "object" };
 }
 
 // Often enough for a client's progress bar to move, rarely enough to cost nothing.
@@ -147,28 +140,15 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
     await rootsReady;
   });
 
-  const listed = TOOLS.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: jsonSchema(tool.input),
-    outputSchema: jsonSchema(tool.output),
-    annotations: {
-      title: tool.title,
-      readOnlyHint: tool.readOnly,
-      destructiveHint: !tool.readOnly,
-      idempotentHint: tool.readOnly,
-      openWorldHint: false,
-    },
-  }));
-  const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+  const listed = MCP_TOOLS.map((tool) => tool.listed);
+  const byName = new Map(MCP_TOOLS.map((tool) => [tool.listed.name, tool]));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) {
       throw new McpError(
         ErrorCode.InvalidParams,
-        `Unknown tool ${request.params.name}; the tools are ${TOOLS.map((t) => t.name).join(", ")}.`,
+        `Unknown tool ${request.params.name}; the tools are ${listed.map((t) => t.name).join(", ")}.`,
       );
     }
     await rootsReady;
@@ -186,23 +166,17 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
               }),
             ),
     };
+    const { name } = tool.listed;
     try {
-      const result = await tool.call(workspace, request.params.arguments ?? {}, call);
-      const record = result as unknown as Record<string, unknown>;
-      return {
-        // The Workspace keeps every result's text within MAX_RESULT_BYTES already; an image
-        // (read) travels as an image block of its own, bounded by MAX_IMAGE_BYTES.
-        content: tool.content?.(record) ?? [{ type: "text" as const, text: result.text }],
-        structuredContent: tool.structured(record),
-      };
+      return await callTool(workspace, tool, request.params.arguments ?? {}, call);
     } catch (error) {
       if (!(error instanceof FreshfsError)) {
-        log(`${tool.name} failed: ${(error as Error).stack ?? String(error)}`);
+        log(`${name} failed: ${(error as Error).stack ?? String(error)}`);
       }
       const text =
         error instanceof FreshfsError
           ? `${error.message} (${error.code})`
-          : `${tool.name} failed: ${(error as Error).message ?? String(error)}`;
+          : `${name} failed: ${(error as Error).message ?? String(error)}`;
       return { isError: true, content: [{ type: "text" as const, text: boundText(text) }] };
     }
   });

@@ -1,570 +1,70 @@
 /**
- * The MCP tools: the Workspace's tools under Claude Code's names and parameters, with zod
- * schemas, descriptions that state the limits (interpolated from the constants the code
- * enforces), annotations, and structured output. Depends on the library's public surface.
+ * The tool table as MCP sees it: each entry listed with its schemas as JSON Schema and its
+ * annotations, and a call run through the Workspace method of the same entry, its result
+ * shaped into content blocks and structured content. Depends on the library's public surface.
  */
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import {
+  type AnyTool,
   type CallOptions,
-  FIND_DEFAULT_LIMIT,
-  GLOB_DEFAULT_LIMIT,
-  GREP_DEFAULT_LIMIT,
-  GREP_MAX_COLUMNS,
-  GREP_TOOL_TIMEOUT_MS,
-  LIST_DEFAULT_LIMIT,
-  LIST_MAX_DEPTH,
-  MAX_FILE_BYTES,
-  MAX_IMAGE_BYTES,
-  MAX_RESULT_BYTES,
-  PATCH_MAX_FILES,
-  PDF_MAX_PAGES,
-  READ_DEFAULT_LIMIT,
-  READ_MANY_MAX_FILES,
-  READ_MAX_LINE_CHARS,
-  type ReadResult,
+  TOOLS,
+  type ToolMethod,
+  type ToolResult,
   type Workspace,
 } from "../index.js";
 
-// The schemas say what a model should send (Claude Code's names and types). Arguments are not
-// checked against them: the Workspace reads them itself, so the spellings opencode and pi use,
-// numbers and booleans sent as strings, `null` for "not given" and `edits` sent as JSON text
-// all work, and every complaint names the parameter in a sentence a model can act on.
-const count = () => z.number().min(0);
-const flag = () => z.boolean();
-const path = (what: string) => z.string().describe(what);
-
-const MIB = 1024 * 1024;
-const GUARD_NOTE =
-  "A file that exists must have been read in full with read (in one call or in consecutive windows) and be unchanged on disk since; otherwise the call is refused and says to read it again.";
-
-/** A block of an MCP tool result's content. */
-export type ContentBlock =
-  | { type: "text"; text: string }
-  | { type: "image"; data: string; mimeType: string };
-
-export interface ToolSpec {
-  readonly name: string;
-  readonly title: string;
-  readonly description: string;
-  readonly input: z.ZodObject;
-  readonly output: z.ZodObject;
-  readonly readOnly: boolean;
-  /** Calls the Workspace; returns its result (with `text`). */
-  readonly call: (
-    workspace: Workspace,
-    args: Record<string, unknown>,
-    call: CallOptions,
-  ) => Promise<{ text: string }>;
-  /** The structured content: the result without its text (and without bulk the text holds). */
-  readonly structured: (result: Record<string, unknown>) => Record<string, unknown>;
-  /** The content blocks, when more than the text (images). */
-  readonly content?: ((result: Record<string, unknown>) => ContentBlock[]) | undefined;
+/** A tool's schema as JSON Schema (draft 7, which every MCP client reads). */
+function jsonSchema(schema: z.ZodObject): { type: "object"; [key: string]: unknown } {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-7" });
+  return { ...rest, type: "object" };
 }
 
-const withoutText = ({ text: _text, ...rest }: Record<string, unknown>) => rest;
+/** One entry of the table, with the name of the Workspace method that runs it. */
+export interface McpTool {
+  readonly method: ToolMethod;
+  readonly tool: AnyTool;
+  /** As tools/list answers. */
+  readonly listed: Tool;
+}
 
-/**
- * The text and the structured content travel in one result, and a client may forward either to
- * the model: a diff is kept in the structured content only while it takes at most half of
- * MAX_RESULT_BYTES (the text summarizes a longer one by its changed lines).
- */
-const DIFFS_KEPT_BYTES = MAX_RESULT_BYTES / 2;
-
-const withoutTextOrLongDiff = (result: Record<string, unknown>) => {
-  const rest = withoutText(result);
-  const diff = rest.diff;
-  if (typeof diff === "string" && Buffer.byteLength(diff) > DIFFS_KEPT_BYTES) {
-    const { diff: _diff, ...kept } = rest;
-    return { ...kept, diffOmitted: true };
-  }
-  return rest;
-};
-
-// Which mode answered a search: `live` (the watched tree, synced for this call: every change
-// made before the call is in it), `walked` (a walk for this call) or `cached` (the TTL cache,
-// where the tree cannot be watched).
-const FRESHNESS = z
-  .enum(["live", "walked", "cached"])
-  .describe(
-    "live: watched and synced for this call; walked: walked for it; cached: the TTL cache.",
-  );
-
-// The skipped files a grep's structured content names (the text names fewer, and counts them).
-const SKIPPED_LISTED = 100;
-const warnings = z.array(z.string());
-
-const readOutput = z.object({
-  path: z.string(),
-  kind: z.enum(["text", "image", "pdf"]),
-  startLine: z.number(),
-  endLine: z.number(),
-  totalLines: z.number(),
-  truncated: z.boolean(),
-  cutLines: z.number(),
-  encoding: z.string().optional(),
-  image: z
-    .object({
-      mimeType: z.string(),
-      bytes: z.number(),
-      width: z.number().optional(),
-      height: z.number().optional(),
-    })
-    .optional(),
-  pages: z.object({ total: z.number(), first: z.number(), last: z.number() }).optional(),
-  text: z.string().describe("The numbered lines and notes, as the text content shows them."),
-});
-
-/** A read's structured content: the image described, not carried (it is a content block). */
-function readStructured(result: ReadResult): Record<string, unknown> {
-  const { lines: _lines, image, ...rest } = result;
+function listed(tool: AnyTool): Tool {
   return {
-    ...rest,
-    image: image && {
-      mimeType: image.mimeType,
-      bytes: image.data.length,
-      width: image.width,
-      height: image.height,
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input),
+    outputSchema: jsonSchema(tool.output),
+    annotations: {
+      title: tool.title,
+      readOnlyHint: tool.readOnly,
+      destructiveHint: !tool.readOnly,
+      idempotentHint: tool.readOnly,
+      openWorldHint: false,
     },
   };
 }
 
-function readContent(result: ReadResult): ContentBlock[] {
-  const blocks: ContentBlock[] = [{ type: "text", text: result.text }];
-  if (result.image) {
-    blocks.push({
-      type: "image",
-      data: result.image.data.toString("base64"),
-      mimeType: result.image.mimeType,
-    });
-  }
-  return blocks;
-}
-
-const dryRun = () =>
-  flag()
-    .optional()
-    .describe("Check it and show the diff; write nothing, record nothing. Default false.");
-
-const editOutput = z.object({
-  path: z.string(),
-  replacements: z.number(),
-  matchedBy: z.enum(["exact", "quotes"]),
-  created: z.boolean(),
-  firstChangedLine: z.number().optional(),
-  diff: z.string().optional(),
-  diffOmitted: z.boolean().optional(),
-  quotesNormalized: z.number(),
-  warnings,
-  dryRun: z.boolean(),
+/** Every tool, in the table's order. */
+export const MCP_TOOLS: readonly McpTool[] = (Object.keys(TOOLS) as ToolMethod[]).map((method) => {
+  const tool: AnyTool = TOOLS[method];
+  return { method, tool, listed: listed(tool) };
 });
 
-const editFields = {
-  old_string: z
-    .string()
-    .describe("The exact text to replace, as read shows it without the line-number prefix."),
-  new_string: z
-    .string()
-    .describe("The text to put in its place ($ is literal). Must differ from old_string."),
-  replace_all: flag()
-    .optional()
-    .describe(
-      "Replace every occurrence; otherwise old_string must occur exactly once. Default false.",
-    ),
-};
-
-export const TOOLS: readonly ToolSpec[] = [
-  {
-    name: "read",
-    title: "Read file",
-    description: `Reads a text file and shows its lines numbered (cat -n). Shows ${READ_DEFAULT_LIMIT} lines from offset by default; lines longer than ${READ_MAX_LINE_CHARS} characters are cut with a marker, and output stops at ${MAX_RESULT_BYTES / 1024} KiB with a note giving the offset to continue from. An image (PNG, JPEG, GIF, WebP, up to ${MAX_IMAGE_BYTES / MIB} MiB) is returned as an image; a PDF as the text of its pages (at most ${PDF_MAX_PAGES} a call: pages "1-5"). Other binary files (whose state is still recorded, so they can then be deleted or replaced) and files over ${MAX_FILE_BYTES / MIB} MiB are refused. Read a file before editing or overwriting it.`,
-    input: z.object({
-      file_path: path("The file: absolute, or relative to the first root."),
-      offset: count().optional().describe("1-based line to start from. Default 1."),
-      limit: count().optional().describe(`Lines to show. Default ${READ_DEFAULT_LIMIT}.`),
-      pages: z
-        .string()
-        .optional()
-        .describe(`A PDF's pages: "3" or "1-5". Default the first ${PDF_MAX_PAGES}.`),
-    }),
-    output: readOutput,
-    readOnly: true,
-    call: (ws, args, call) => ws.read(args, call),
-    // The text shown stays: a client that forwards only structured content must still give
-    // the model the file. The raw lines would repeat it; the image travels as content.
-    structured: (result) => readStructured(result as unknown as ReadResult),
-    content: (result) => readContent(result as unknown as ReadResult),
-  },
-  {
-    name: "read_many",
-    title: "Read several files",
-    description: `Reads several files in one call (at most ${READ_MANY_MAX_FILES}), each shown and recorded exactly as read would (offset and limit apply to each); a file that fails shows its error in its place. One output cap of ${MAX_RESULT_BYTES / 1024} KiB for the whole call: a file that no longer fits is not read, and the text says so.`,
-    input: z.object({
-      paths: z
-        .array(z.string())
-        .min(1)
-        .describe("The files: absolute, or relative to the first root."),
-      offset: count().optional().describe("1-based line to start from, in each file. Default 1."),
-      limit: count()
-        .optional()
-        .describe(`Lines to show of each file. Default ${READ_DEFAULT_LIMIT}.`),
-    }),
-    output: z.object({
-      files: z.array(
-        z.object({
-          path: z.string(),
-          result: readOutput.optional(),
-          error: z
-            .object({ code: z.string(), message: z.string(), path: z.string().optional() })
-            .optional(),
-        }),
-      ),
-      read: z.number(),
-      failed: z.number(),
-    }),
-    readOnly: true,
-    call: (ws, args, call) => ws.readMany(args, call),
-    structured: (result) => {
-      const files = result.files as readonly {
-        path: string;
-        result?: ReadResult;
-        error?: unknown;
-      }[];
-      return {
-        ...withoutText(result),
-        files: files.map((file) => ({
-          ...file,
-          result: file.result && readStructured(file.result),
-        })),
-      };
-    },
-    content: (result) => {
-      const files = result.files as readonly { result?: ReadResult }[];
-      return [
-        { type: "text", text: result.text as string },
-        ...files.flatMap((file) => (file.result ? readContent(file.result).slice(1) : [])),
-      ];
-    },
-  },
-  {
-    name: "write",
-    title: "Write file",
-    description: `Creates a file (and its directories), or replaces a file's whole content. ${GUARD_NOTE} The file's line endings, byte order mark and trailing newline are kept; the write is atomic. Prefer edit for changes to part of a file.`,
-    input: z.object({
-      file_path: path("The file: absolute, or relative to the first root."),
-      content: z.string().describe("The whole new content."),
-    }),
-    output: z.object({
-      path: z.string(),
-      created: z.boolean(),
-      bytes: z.number(),
-      lines: z.number(),
-      diff: z.string().optional(),
-      diffOmitted: z.boolean().optional(),
-      firstChangedLine: z.number().optional(),
-      quotesNormalized: z.number(),
-      warnings,
-    }),
-    readOnly: false,
-    call: (ws, args, call) => ws.write(args, call),
-    structured: withoutTextOrLongDiff,
-  },
-  {
-    name: "edit",
-    title: "Edit file",
-    description: `Replaces old_string with new_string in a file. old_string must match the file exactly (text differing only in typographic quotes also matches); if it occurs more than once, add surrounding lines or set replace_all. ${GUARD_NOTE} Returns a unified diff. An empty old_string creates a file that does not exist.`,
-    input: z.object({
-      file_path: path("The file: absolute, or relative to the first root."),
-      ...editFields,
-      dry_run: dryRun(),
-    }),
-    output: editOutput,
-    readOnly: false,
-    call: (ws, args, call) => ws.edit(args, call),
-    structured: withoutTextOrLongDiff,
-  },
-  {
-    name: "multi_edit",
-    title: "Edit file in several places",
-    description: `Several edits to one file, applied all or nothing. Each old_string is matched against the file as it is before any of the edits, and no two may overlap. ${GUARD_NOTE}`,
-    input: z.object({
-      file_path: path("The file: absolute, or relative to the first root."),
-      edits: z
-        .array(z.object(editFields))
-        .min(1)
-        .describe("The edits, each old_string/new_string[/replace_all]."),
-      dry_run: dryRun(),
-    }),
-    output: editOutput,
-    readOnly: false,
-    call: (ws, args, call) => ws.multiEdit(args, call),
-    structured: withoutTextOrLongDiff,
-  },
-  {
-    name: "apply_patch",
-    title: "Apply a patch to several files",
-    description: `Applies a patch in the apply_patch format to one or more files, all of them or none: if any part fails (a hunk that does not match, a file not read or changed since, a file to add that exists), nothing is changed and the error names the file and the hunk. Format:
-*** Begin Patch
-*** Add File: path/new.ts
-+each line of the new file
-*** Update File: path/old.ts
-*** Move to: path/renamed.ts   (optional)
-@@ a line of the file before the change, to place the hunk (optional)
- context line (a space first)
--removed line
-+added line
-*** End of File   (optional: the hunk ends the file)
-*** Delete File: path/gone.ts
-*** End Patch
-Each hunk's context and removed lines must match the file (typographic quotes, dashes and spaces and whitespace at line ends are tolerated, and reported); a hunk is looked for after the previous one. ${GUARD_NOTE} At most ${PATCH_MAX_FILES} files. Returns a summary and a diff per file.`,
-    input: z.object({
-      input: z.string().describe("The whole patch, from *** Begin Patch to *** End Patch."),
-      dry_run: dryRun(),
-    }),
-    output: z.object({
-      files: z.array(
-        z.object({
-          path: z.string(),
-          action: z.enum(["add", "update", "delete", "move"]),
-          from: z.string().optional(),
-          matchedBy: z.enum(["exact", "punctuation", "whitespace"]).optional(),
-          added: z.number(),
-          removed: z.number(),
-          diff: z.string().optional(),
-        }),
-      ),
-      dryRun: z.boolean(),
-      warnings,
-      diffOmitted: z.boolean().optional(),
-    }),
-    readOnly: false,
-    call: (ws, args, call) => ws.applyPatch(args, call),
-    structured: (result) => {
-      const rest = withoutText(result);
-      const files = rest.files as readonly { diff?: string }[];
-      const total = files.reduce((sum, file) => sum + Buffer.byteLength(file.diff ?? ""), 0);
-      // As for an edit: diffs past half the cap travel in the text only (summarized there).
-      return total > DIFFS_KEPT_BYTES
-        ? { ...rest, files: files.map(({ diff: _diff, ...file }) => file), diffOmitted: true }
-        : rest;
-    },
-  },
-  {
-    name: "delete",
-    title: "Delete file",
-    description: `Deletes a file (a symbolic link: the link, not its target). ${GUARD_NOTE}`,
-    input: z.object({ file_path: path("The file: absolute, or relative to the first root.") }),
-    output: z.object({ path: z.string(), warnings }),
-    readOnly: false,
-    call: (ws, args, call) => ws.delete(args, call),
-    structured: withoutText,
-  },
-  {
-    name: "rename",
-    title: "Rename or move",
-    description:
-      "Moves a file or directory to a new path (directories on the way are created). An existing file at `to` is replaced only with overwrite: true, and then it must have been read, as for write.",
-    input: z.object({
-      from: path("The current path."),
-      to: path("The new path, name included."),
-      overwrite: flag().optional().describe("Replace an existing file at `to`. Default false."),
-    }),
-    output: z.object({ from: z.string(), to: z.string(), overwrote: z.boolean(), warnings }),
-    readOnly: false,
-    call: (ws, args, call) => ws.rename(args, call),
-    structured: withoutText,
-  },
-  {
-    name: "mkdir",
-    title: "Make a directory",
-    description:
-      "Makes a directory and any parents it needs (mkdir -p). An existing directory is not an error.",
-    input: z.object({ path: path("The directory: absolute, or relative to the first root.") }),
-    output: z.object({
-      path: z.string(),
-      created: z.boolean(),
-      firstCreated: z.string().optional(),
-    }),
-    readOnly: false,
-    call: (ws, args, call) => ws.mkdir(args, call),
-    structured: withoutText,
-  },
-  {
-    name: "list",
-    title: "List a directory",
-    description: `Lists a directory's entries with kind, size and modification time, directories first; depth > 1 draws a tree (at most ${LIST_MAX_DEPTH} levels). Ignored entries (.gitignore) and hidden ones are left out unless asked for (gitignore: false, hidden: true); ignore leaves out more (globs). At most ${LIST_DEFAULT_LIMIT} entries by default: a tree is cut a whole level at a time, and each directory not opened says how many entries it holds. Always reflects the current tree.`,
-    input: z.object({
-      path: z.string().optional().describe("The directory. Default: every root."),
-      depth: count().optional().describe("Levels: 1 is the directory's own entries. Default 1."),
-      ignore: z
-        .array(z.string())
-        .optional()
-        .describe("Globs of entries to leave out (node_modules, *.log, dist/)."),
-      hidden: flag()
-        .optional()
-        .describe("Show entries whose name starts with a dot. Default false."),
-      gitignore: flag()
-        .optional()
-        .describe("Leave out what .gitignore, .ignore and .rgignore ignore. Default true."),
-      sort: z
-        .enum(["kind", "name", "mtime", "size"])
-        .optional()
-        .describe("kind (directories first), name, mtime (newest first) or size. Default kind."),
-      limit: count().optional().describe(`Most entries. Default ${LIST_DEFAULT_LIMIT}.`),
-    }),
-    output: z.object({
-      path: z.string(),
-      entries: z.array(
-        z.object({
-          path: z.string(),
-          name: z.string(),
-          kind: z.enum(["file", "dir", "symlink"]),
-          depth: z.number(),
-          size: z.number().optional(),
-          mtimeMs: z.number(),
-          target: z.string().optional(),
-          hiddenEntries: z.number().optional(),
-        }),
-      ),
-      total: z.number(),
-      truncated: z.boolean(),
-      freshness: FRESHNESS,
-    }),
-    readOnly: true,
-    call: (ws, args, call) => ws.list(args, call),
-    structured: withoutText,
-  },
-  {
-    name: "stat",
-    title: "File info",
-    description:
-      "What a path is: kind, size, modification and status-change times, mode, a link's target, and, for a file, whether it has been read in full and is unchanged since (editable: true means edit, write and delete need no new read).",
-    input: z.object({ path: path("The path: absolute, or relative to the first root.") }),
-    output: z.object({
-      path: z.string(),
-      kind: z.enum(["file", "directory", "symlink", "fifo", "socket", "device"]),
-      symlink: z.string().optional(),
-      size: z.number(),
-      mtime: z.string(),
-      mtimeMs: z.number(),
-      ctime: z.string(),
-      ctimeMs: z.number(),
-      mode: z.string(),
-      read: z.enum(["fresh", "partial", "stale", "not_read"]).optional(),
-      editable: z.boolean(),
-    }),
-    readOnly: true,
-    call: (ws, args) => ws.stat(args),
-    structured: withoutText,
-  },
-  {
-    name: "glob",
-    title: "Find files by pattern",
-    description: `Files matching a glob pattern (**/*.ts, src/**/*.test.ts, *.{json,yml}), newest first. * never crosses /; a pattern without / matches at any depth. Ignored files (.gitignore) and node_modules are left out unless the pattern names them. At most ${GLOB_DEFAULT_LIMIT} paths by default; page with offset.`,
-    input: z.object({
-      pattern: z.string().describe("The glob."),
-      path: z.string().optional().describe("The directory to search. Default: every root."),
-      limit: count().optional().describe(`Most paths returned. Default ${GLOB_DEFAULT_LIMIT}.`),
-      offset: count().optional().describe("Paths to skip first. Default 0."),
-    }),
-    output: z.object({
-      files: z.array(z.string()),
-      total: z.number(),
-      truncated: z.boolean(),
-      freshness: FRESHNESS,
-    }),
-    readOnly: true,
-    call: (ws, args, call) => ws.glob(args, call),
-    structured: withoutText,
-  },
-  {
-    name: "grep",
-    title: "Search file contents",
-    description: `Searches file contents with a regular expression in ripgrep's syntax (Rust's regex crate: \\pL, [[:alpha:]], (?i), Unicode \\w and \\b; syntax "javascript" for lookaround and backreferences; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file; -v inverts, -o shows only the matches, patterns adds alternatives, max_depth bounds the depth. At most ${GREP_DEFAULT_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_MAX_COLUMNS} characters. A search stops after ${GREP_TOOL_TIMEOUT_MS / 1000} s with what it found, flagged partial; files the regex runs too long on are skipped and listed.`,
-    input: z.object({
-      pattern: z.string().describe("The regular expression (or literal text with fixed_strings)."),
-      patterns: z
-        .array(z.string())
-        .optional()
-        .describe(
-          "More patterns: a line matching any of them, or pattern, matches (rg -e a -e b).",
-        ),
-      path: z.string().optional().describe("A directory or file to search. Default: every root."),
-      glob: z
-        .string()
-        .optional()
-        .describe("Only files matching this glob (*.ts, *.{ts,tsx}, !*.test.ts)."),
-      type: z
-        .string()
-        .optional()
-        .describe("Only files of this type (ts, js, py, rust, go, md, json, ...)."),
-      output_mode: z.enum(["content", "files_with_matches", "count"]).optional(),
-      "-A": count().optional().describe("Lines after each match (content mode)."),
-      "-B": count().optional().describe("Lines before each match (content mode)."),
-      "-C": count().optional().describe("Lines around each match (content mode)."),
-      "-i": flag().optional().describe("Ignore case."),
-      "-n": flag().optional().describe("Line numbers in content mode. Default true."),
-      "-v": flag().optional().describe("Invert: the lines that do not match."),
-      "-o": flag()
-        .optional()
-        .describe("Only the matches, each on a line of its own (content mode)."),
-      "-w": flag().optional().describe("Whole words only."),
-      fixed_strings: flag().optional().describe("The pattern is literal text."),
-      multiline: flag().optional().describe("Matches may span lines."),
-      max_depth: count()
-        .optional()
-        .describe("Only files at most this many directories down (1: the directory's own files)."),
-      syntax: z
-        .enum(["rust", "javascript"])
-        .optional()
-        .describe(
-          'The pattern\'s syntax: "rust" (ripgrep\'s, the default) or "javascript" (lookaround, backreferences).',
-        ),
-      head_limit: count()
-        .optional()
-        .describe(`Most results. Default ${GREP_DEFAULT_LIMIT}; 0 for all.`),
-      offset: count().optional().describe("Results to skip first. Default 0."),
-    }),
-    output: z.object({
-      mode: z.enum(["content", "files_with_matches", "count"]),
-      lines: z.array(
-        z.object({ path: z.string(), line: z.number(), text: z.string(), match: z.boolean() }),
-      ),
-      files: z.array(z.string()),
-      counts: z.array(z.object({ path: z.string(), count: z.number() })),
-      total: z.number(),
-      truncated: z.boolean(),
-      partial: z.boolean(),
-      skipped: z.array(z.string()),
-      skippedTotal: z.number(),
-      freshness: FRESHNESS,
-    }),
-    readOnly: true,
-    call: (ws, args, call) => ws.grep(args, call),
-    structured: (result) => {
-      const rest = withoutText(result);
-      const skipped = rest.skipped as readonly string[];
-      return { ...rest, skipped: skipped.slice(0, SKIPPED_LISTED), skippedTotal: skipped.length };
-    },
-  },
-  {
-    name: "find",
-    title: "Find a file by a few letters",
-    description: `The files a short query most likely means (fuzzy: abbreviations, prefixes, camelCase initials, path fragments), best first; directories end with /. At most ${FIND_DEFAULT_LIMIT} by default.`,
-    input: z.object({
-      query: z.string().describe("A few letters of the file meant."),
-      path: z.string().optional().describe("The directory to search. Default: every root."),
-      limit: count().optional().describe(`Most matches. Default ${FIND_DEFAULT_LIMIT}.`),
-    }),
-    output: z.object({
-      matches: z.array(
-        z.object({ path: z.string(), type: z.enum(["file", "dir", "symlink"]), score: z.number() }),
-      ),
-      total: z.number(),
-      truncated: z.boolean(),
-      freshness: FRESHNESS,
-    }),
-    readOnly: true,
-    call: (ws, args, call) => ws.find(args, call),
-    structured: withoutText,
-  },
-];
+/**
+ * Runs the tool through its Workspace method (which caps the text within MAX_RESULT_BYTES) and
+ * shapes the result: its content blocks (the text, and an image as an image block of its own,
+ * bounded by MAX_IMAGE_BYTES) and its structured content.
+ */
+export async function callTool(
+  workspace: Workspace,
+  { method, tool }: McpTool,
+  args: Record<string, unknown>,
+  call: CallOptions,
+): Promise<CallToolResult> {
+  const result: ToolResult = await workspace[method](args, call);
+  return {
+    content: tool.content?.(result) ?? [{ type: "text", text: result.text }],
+    structuredContent: tool.structured(result),
+  };
+}

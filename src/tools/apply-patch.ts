@@ -15,7 +15,7 @@ import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { HeldDirectory } from "../io/held.js";
 import { TempPlace } from "../io/state-dirs.js";
 import { invalidateFsScanAfterDelete, invalidateFsScanAfterWrite } from "../scan/cache.js";
-import { Args } from "./args.js";
+import { type Aliases, Args } from "./args.js";
 import { keepVisible, type PreparedWrite, prepareAtomic, removeLeftTemps } from "./atomic.js";
 import {
   assertBasedOnRead,
@@ -104,11 +104,12 @@ const paramName = "input";
 export async function applyPatchTool(
   context: ToolContext,
   input: ApplyPatchParams,
+  aliases: Aliases,
   call: CallOptions = {},
 ): Promise<ApplyPatchResult> {
-  const args = new Args("apply_patch", input);
-  const text = args.requiredText("input", ["patch", "patchText"]);
-  const dryRun = args.boolean("dry_run", ["dryRun"]) ?? false;
+  const args = new Args("apply_patch", input, aliases);
+  const text = args.requiredText("input");
+  const dryRun = args.boolean("dry_run") ?? false;
   const operations = parsePatch(text);
   const plans = operations.map((op) => confineOperation(context, op));
   const written =

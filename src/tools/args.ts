@@ -1,23 +1,35 @@
 /**
  * Tool arguments as models send them: Claude Code's parameter names, the spellings opencode and
- * pi use, and numbers or booleans sent as strings. Depends on `errors` only.
+ * pi use (each tool's alias map, kept in the tool table), and numbers or booleans sent as
+ * strings. Depends on `errors` only.
  *
  * Hand-written rather than a schema library: each parameter has aliases, and every complaint
  * must name the parameter the way the tool documents it, in a sentence a model can act on.
  */
 import { FreshfsError } from "../errors.js";
 
+/**
+ * A tool's other spellings of its parameters: canonical name → aliases. One map per tool, the
+ * parameters of the objects in its lists (multi_edit's `edits`) included.
+ */
+export type Aliases = Readonly<Record<string, readonly string[]>>;
+
+/** For a caller that builds the arguments itself, with the canonical names. */
+export const NO_ALIASES: Aliases = {};
+
 function invalid(tool: string, message: string): FreshfsError {
   return new FreshfsError("INVALID_ARGUMENT", `${tool}: ${message}`);
 }
 
-/** One tool call's arguments, read by canonical name with aliases. */
+/** One tool call's arguments, read by canonical name with the tool's aliases. */
 export class Args {
   readonly #tool: string;
   readonly #input: Record<string, unknown>;
+  readonly #aliases: Aliases;
 
-  constructor(tool: string, input: unknown) {
+  constructor(tool: string, input: unknown, aliases: Aliases) {
     this.#tool = tool;
+    this.#aliases = aliases;
     if (typeof input !== "object" || input === null || Array.isArray(input)) {
       throw invalid(tool, "the arguments must be an object of named parameters.");
     }
@@ -25,9 +37,9 @@ export class Args {
   }
 
   /** The value under `name` or one of its aliases; two different values is an error. */
-  #raw(name: string, aliases: readonly string[]): unknown {
+  #raw(name: string): unknown {
     let found: { key: string; value: unknown } | undefined;
-    for (const key of [name, ...aliases]) {
+    for (const key of [name, ...(this.#aliases[name] ?? [])]) {
       const value = this.#input[key];
       if (value === undefined || value === null) continue;
       if (found && found.value !== value) {
@@ -41,8 +53,8 @@ export class Args {
     return found?.value;
   }
 
-  string(name: string, aliases: readonly string[] = []): string | undefined {
-    const value = this.#raw(name, aliases);
+  string(name: string): string | undefined {
+    const value = this.#raw(name);
     if (value === undefined) return undefined;
     if (typeof value !== "string") {
       throw invalid(this.#tool, `${name} must be a string, not ${describe(value)}.`);
@@ -50,25 +62,21 @@ export class Args {
     return value;
   }
 
-  requiredString(name: string, aliases: readonly string[] = []): string {
-    const value = this.string(name, aliases);
+  requiredString(name: string): string {
+    const value = this.string(name);
     if (value === undefined) throw invalid(this.#tool, `${name} is required.`);
     return value;
   }
 
   /** A non-empty string (paths, patterns, queries). */
-  requiredText(name: string, aliases: readonly string[] = []): string {
-    const value = this.requiredString(name, aliases);
+  requiredText(name: string): string {
+    const value = this.requiredString(name);
     if (value.length === 0) throw invalid(this.#tool, `${name} must not be empty.`);
     return value;
   }
 
-  integer(
-    name: string,
-    aliases: readonly string[] = [],
-    bounds: { min: number; max?: number } = { min: 0 },
-  ): number | undefined {
-    const value = this.#raw(name, aliases);
+  integer(name: string, bounds: { min: number; max?: number } = { min: 0 }): number | undefined {
+    const value = this.#raw(name);
     if (value === undefined) return undefined;
     const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
     const max = bounds.max ?? Number.MAX_SAFE_INTEGER;
@@ -82,8 +90,8 @@ export class Args {
     return number;
   }
 
-  boolean(name: string, aliases: readonly string[] = []): boolean | undefined {
-    const value = this.#raw(name, aliases);
+  boolean(name: string): boolean | undefined {
+    const value = this.#raw(name);
     if (value === undefined || typeof value === "boolean") return value;
     if (value === "true") return true;
     if (value === "false") return false;
@@ -91,12 +99,8 @@ export class Args {
   }
 
   /** One of `choices`. */
-  choice<T extends string>(
-    name: string,
-    choices: readonly T[],
-    aliases: readonly string[] = [],
-  ): T | undefined {
-    const value = this.string(name, aliases);
+  choice<T extends string>(name: string, choices: readonly T[]): T | undefined {
+    const value = this.string(name);
     if (value === undefined) return undefined;
     if (!(choices as readonly string[]).includes(value)) {
       throw invalid(
@@ -108,8 +112,8 @@ export class Args {
   }
 
   /** An array of strings (or one string, as a list of one); undefined when absent. */
-  strings(name: string, aliases: readonly string[] = []): string[] | undefined {
-    let value = this.#raw(name, aliases);
+  strings(name: string): string[] | undefined {
+    let value = this.#raw(name);
     if (value === undefined) return undefined;
     if (typeof value === "string") {
       // Some clients send arrays as JSON text; any other string is a list of one.
@@ -126,9 +130,9 @@ export class Args {
     return value as string[];
   }
 
-  /** An array of objects, each read with its own `Args` (multi-edit's `edits`). */
-  list(name: string, aliases: readonly string[] = []): Args[] {
-    let value = this.#raw(name, aliases);
+  /** An array of objects, each read with its own `Args` and this call's aliases (multi-edit's `edits`). */
+  list(name: string): Args[] {
+    let value = this.#raw(name);
     // Some clients send nested arrays as JSON text.
     if (typeof value === "string") {
       try {
@@ -141,7 +145,9 @@ export class Args {
     if (!Array.isArray(value)) {
       throw invalid(this.#tool, `${name} must be an array, not ${describe(value)}.`);
     }
-    return value.map((item, index) => new Args(`${this.#tool} ${name}[${index}]`, item));
+    return value.map(
+      (item, index) => new Args(`${this.#tool} ${name}[${index}]`, item, this.#aliases),
+    );
   }
 }
 

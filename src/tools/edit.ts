@@ -1,11 +1,12 @@
 /**
  * The `edit` and `multiEdit` tools: replace exact text (or text that differs only in
- * typographic quotes, contract 1.4) under the guard, keeping the file's encoding, BOM, line
- * endings and trailing newline, and answer with a unified diff. Depends on `tools/`, `state/`.
+ * typographic quotes, each read as its ASCII twin) under the guard, keeping the file's
+ * encoding, BOM, line endings and trailing newline, and answer with a unified diff. Depends on
+ * `tools/`, `state/`.
  */
 import { FreshfsError } from "../errors.js";
 import type { ReadEntry } from "../state/tracker.js";
-import { Args } from "./args.js";
+import { type Aliases, Args } from "./args.js";
 import {
   assertBasedOnRead,
   type CallOptions,
@@ -83,7 +84,7 @@ export interface EditResult {
   readonly firstChangedLine: number | undefined;
   /** Unified diff; undefined when the texts were too different to diff in time. */
   readonly diff: string | undefined;
-  /** Typographic quotes of the model's written as ASCII (code files; contract 1.4). */
+  /** Typographic quotes of the model's written as ASCII (in code files, where a curly quote ends no string). */
   readonly quotesNormalized: number;
   /** Guard warnings (warn policy). */
   readonly warnings: readonly string[];
@@ -98,13 +99,10 @@ interface Replacement {
   readonly all: boolean;
 }
 
-const OLD_ALIASES = ["oldString", "oldText"];
-const NEW_ALIASES = ["newString", "newText"];
-
 function readReplacement(args: Args): Replacement {
-  const old = args.requiredString("old_string", OLD_ALIASES);
-  const next = args.requiredString("new_string", NEW_ALIASES);
-  const all = args.boolean("replace_all", ["replaceAll"]) ?? false;
+  const old = args.requiredString("old_string");
+  const next = args.requiredString("new_string");
+  const all = args.boolean("replace_all") ?? false;
   if (old === next) {
     throw new FreshfsError(
       "INVALID_ARGUMENT",
@@ -117,22 +115,24 @@ function readReplacement(args: Args): Replacement {
 export async function editTool(
   context: ToolContext,
   input: EditParams,
+  aliases: Aliases,
   call: CallOptions = {},
 ): Promise<EditResult> {
-  const args = new Args("edit", input);
-  const path = args.requiredText("file_path", ["filePath", "path"]);
+  const args = new Args("edit", input, aliases);
+  const path = args.requiredText("file_path");
   const replacement = readReplacement(args);
-  const dryRun = args.boolean("dry_run", ["dryRun"]) ?? false;
+  const dryRun = args.boolean("dry_run") ?? false;
   return applyEdits(context, path, [replacement], "edit", call, dryRun);
 }
 
 export async function multiEditTool(
   context: ToolContext,
   input: MultiEditParams,
+  aliases: Aliases,
   call: CallOptions = {},
 ): Promise<EditResult> {
-  const args = new Args("multiEdit", input);
-  const path = args.requiredText("file_path", ["filePath", "path"]);
+  const args = new Args("multiEdit", input, aliases);
+  const path = args.requiredText("file_path");
   const edits = args.list("edits").map(readReplacement);
   if (edits.length === 0) {
     throw new FreshfsError("INVALID_ARGUMENT", "multiEdit: edits must hold at least one edit.");
@@ -143,7 +143,7 @@ export async function multiEditTool(
       "multiEdit: an empty old_string (create the file) only works as the single edit.",
     );
   }
-  const dryRun = args.boolean("dry_run", ["dryRun"]) ?? false;
+  const dryRun = args.boolean("dry_run") ?? false;
   return applyEdits(context, path, edits, "multiEdit", call, dryRun);
 }
 

@@ -10,7 +10,7 @@ import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { HeldDirectory } from "../io/held.js";
 import { invalidateFsScanAfterDelete, invalidateFsScanAfterRename } from "../scan/cache.js";
 import { hexDigest, sha256 } from "../state/snapshot.js";
-import { Args } from "./args.js";
+import { type Aliases, Args } from "./args.js";
 import {
   assertBytesRead,
   type CallOptions,
@@ -72,10 +72,11 @@ function changedMeanwhile(shown: string, lexical: string, what: string): Freshfs
 export async function deleteTool(
   context: ToolContext,
   input: DeleteParams,
+  aliases: Aliases,
   call: CallOptions = {},
 ): Promise<DeleteResult> {
-  const args = new Args("delete", input);
-  const path = args.requiredText("file_path", ["filePath", "path"]);
+  const args = new Args("delete", input, aliases);
+  const path = args.requiredText("file_path");
   context.roots.confineFile(path);
   const target = context.roots.confineEntry(path);
   const shown = context.roots.display(target.lexical);
@@ -119,11 +120,12 @@ export async function deleteTool(
 export async function renameTool(
   context: ToolContext,
   input: RenameParams,
+  aliases: Aliases,
   call: CallOptions = {},
 ): Promise<RenameResult> {
-  const args = new Args("rename", input);
-  const fromPath = args.requiredText("from", ["source", "old_path", "oldPath"]);
-  const toPath = args.requiredText("to", ["destination", "new_path", "newPath"]);
+  const args = new Args("rename", input, aliases);
+  const fromPath = args.requiredText("from");
+  const toPath = args.requiredText("to");
   const overwrite = args.boolean("overwrite") ?? false;
   const from = context.roots.confineEntry(fromPath, "from");
   const to = context.roots.confineEntry(toPath, "to");

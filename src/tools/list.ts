@@ -18,15 +18,16 @@ import { comparePaths, lowerBound, subtreeEnd } from "../scan/order.js";
 import type { ScanEntry } from "../scan/walk.js";
 import { globRisk } from "../search/glob.js";
 import { searchListing } from "../search/listing.js";
-import { Args } from "./args.js";
+import { type Aliases, Args } from "./args.js";
 import type { CallOptions, ToolContext } from "./commit.js";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_DEPTH, LIST_MAX_LIMIT, MAX_RESULT_BYTES } from "./limits.js";
 import { fitting, NOTES_RESERVE_BYTES } from "./output.js";
+import type { ListingParams } from "./search.js";
 import { humanSize } from "./stat.js";
 
 export type ListSort = "kind" | "name" | "mtime" | "size";
 
-export interface ListParams {
+export interface ListParams extends ListingParams {
   /** The directory (inside a root). Aliases: `dir_path`, `directory`. @default every root */
   path?: string;
   /** Levels shown: 1 is the directory's own entries, more draws a tree. @default 1 */
@@ -318,19 +319,21 @@ function flatten(nodes: readonly Drawn[], into: Drawn[] = []): Drawn[] {
   return into;
 }
 
+/** No arguments at all (`undefined`, not `null`) lists every root with every default. */
 export async function listTool(
   context: ToolContext,
-  input: ListParams,
+  input: ListParams | undefined,
+  aliases: Aliases,
   call: CallOptions = {},
 ): Promise<ListResult> {
-  const args = new Args("list", input);
-  const path = args.string("path", ["dir_path", "directory"]);
-  const depth = args.integer("depth", [], { min: 1, max: LIST_MAX_DEPTH }) ?? 1;
-  const limit = args.integer("limit", [], { min: 1, max: LIST_MAX_LIMIT }) ?? LIST_DEFAULT_LIMIT;
+  const args = new Args("list", input === undefined ? {} : input, aliases);
+  const path = args.string("path");
+  const depth = args.integer("depth", { min: 1, max: LIST_MAX_DEPTH }) ?? 1;
+  const limit = args.integer("limit", { min: 1, max: LIST_MAX_LIMIT }) ?? LIST_DEFAULT_LIMIT;
   const hidden = args.boolean("hidden") ?? false;
   const useGitignore = args.boolean("gitignore") ?? true;
   const sort = args.choice("sort", ["kind", "name", "mtime", "size"]) ?? "kind";
-  const ignored = ignoreMatcher(args.strings("ignore", ["excludePatterns"]) ?? []);
+  const ignored = ignoreMatcher(args.strings("ignore") ?? []);
   const bases =
     path === undefined || path === ""
       ? context.roots.real.length === 0

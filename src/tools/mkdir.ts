@@ -9,7 +9,7 @@ import { join, relative } from "node:path";
 import { errnoOf, FreshfsError, fromFsError } from "../errors.js";
 import { invalidateFsScanAfterWrite } from "../scan/cache.js";
 import { describeNonFile } from "../state/snapshot.js";
-import { Args } from "./args.js";
+import { type Aliases, Args } from "./args.js";
 import { type CallOptions, removeMade, type ToolContext, underLocks } from "./commit.js";
 
 export interface MkdirParams {
@@ -31,10 +31,11 @@ export interface MkdirResult {
 export async function mkdirTool(
   context: ToolContext,
   input: MkdirParams,
+  aliases: Aliases,
   call: CallOptions = {},
 ): Promise<MkdirResult> {
-  const args = new Args("mkdir", input);
-  const path = args.requiredText("path", ["dir_path", "file_path"]);
+  const args = new Args("mkdir", input, aliases);
+  const path = args.requiredText("path");
   const target = context.roots.confine(path, "path");
   const shown = context.roots.display(target.lexical);
   const reconfine = () => context.roots.reconfine(path, target, "path");

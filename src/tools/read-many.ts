@@ -5,7 +5,7 @@
  * so not recorded, and the text says to read it alone. Depends on `tools/`.
  */
 import { FreshfsError } from "../errors.js";
-import { Args } from "./args.js";
+import { type Aliases, Args, NO_ALIASES } from "./args.js";
 import type { CallOptions, ToolContext } from "./commit.js";
 import {
   MAX_IMAGE_BYTES,
@@ -58,10 +58,11 @@ const NOTES_BYTES = 4096;
 export async function readManyTool(
   context: ToolContext,
   input: ReadManyParams,
+  aliases: Aliases,
   call: CallOptions = {},
 ): Promise<ReadManyResult> {
-  const args = new Args("read_many", input);
-  const paths = args.strings("paths", ["file_paths"]);
+  const args = new Args("read_many", input, aliases);
+  const paths = args.strings("paths");
   if (!paths || paths.length === 0) {
     throw new FreshfsError("INVALID_ARGUMENT", "read_many: paths must name at least one file.");
   }
@@ -71,8 +72,8 @@ export async function readManyTool(
       `read_many: paths names ${paths.length} files; at most ${READ_MANY_MAX_FILES} in one call.`,
     );
   }
-  const offset = args.integer("offset", [], { min: 0 });
-  const limit = args.integer("limit", [], { min: 1 });
+  const offset = args.integer("offset", { min: 0 });
+  const limit = args.integer("limit", { min: 1 });
   const files: ReadManyFile[] = [];
   const blocks: string[] = [];
   const skipped = `Not read: the call's output cap (${MAX_RESULT_BYTES / 1024} KiB) was reached. Read it with read.`;
@@ -102,7 +103,7 @@ export async function readManyTool(
           ...(offset === undefined ? {} : { offset }),
           ...(limit === undefined ? {} : { limit }),
         };
-        const result = await readTool(context, params, call, {
+        const result = await readTool(context, params, NO_ALIASES, call, {
           textBytes: room - 1024,
           imageBytes: imageLeft,
         });

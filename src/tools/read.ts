@@ -7,7 +7,7 @@ import { stat } from "node:fs/promises";
 import { basename, dirname, extname } from "node:path";
 import { FreshfsError, fromFsError, isGone } from "../errors.js";
 import { describeNonFile } from "../state/snapshot.js";
-import { Args } from "./args.js";
+import { type Aliases, Args } from "./args.js";
 import { type CallOptions, type ToolContext, tooLarge } from "./commit.js";
 import {
   GREP_TOOL_TIMEOUT_MS,
@@ -115,13 +115,14 @@ export const READ_BUDGET: ReadBudget = { textBytes: LINES_BUDGET, imageBytes: MA
 export async function readTool(
   context: ToolContext,
   input: ReadParams,
+  aliases: Aliases,
   call: CallOptions = {},
   budget: ReadBudget = READ_BUDGET,
 ): Promise<ReadResult> {
-  const args = new Args("read", input);
-  const path = args.requiredText("file_path", ["filePath", "path"]);
-  const offset = Math.max(1, args.integer("offset", [], { min: 0 }) ?? 1);
-  const limit = args.integer("limit", [], { min: 1 }) ?? READ_DEFAULT_LIMIT;
+  const args = new Args("read", input, aliases);
+  const path = args.requiredText("file_path");
+  const offset = Math.max(1, args.integer("offset", { min: 0 }) ?? 1);
+  const limit = args.integer("limit", { min: 1 }) ?? READ_DEFAULT_LIMIT;
   const pages = pageRange(
     typeof input.pages === "number" ? String(input.pages) : args.string("pages"),
   );

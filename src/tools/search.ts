@@ -11,8 +11,13 @@ import type { Freshness } from "../scan/cache.js";
 import { fuzzyFind } from "../search/fuzzy.js";
 import { glob } from "../search/glob.js";
 import { formatGrepLines } from "../search/grep/format.js";
-import { type GrepOutputMode, type GrepResult, grepConfined } from "../search/grep/grep.js";
-import { Args } from "./args.js";
+import {
+  type GrepOptions,
+  type GrepOutputMode,
+  type GrepResult,
+  grepConfined,
+} from "../search/grep/grep.js";
+import { type Aliases, Args } from "./args.js";
 import type { CallOptions, ToolContext } from "./commit.js";
 import {
   FIND_DEFAULT_LIMIT,
@@ -24,15 +29,28 @@ import {
 } from "./limits.js";
 import { fitting, NOTES_RESERVE_BYTES } from "./output.js";
 
-export interface GlobParams {
+/**
+ * What the listing tools (list, glob, grep, find) name alike, so that one name means one thing
+ * in each. Each tool documents its own default for `limit`.
+ */
+export interface ListingParams {
+  /** The directory searched or listed (inside a root; grep: a file too). @default every root */
+  path?: string;
+  /** Most results shown (entries, paths, matches or records). */
+  limit?: number | string;
+}
+
+/** The listing tools that page through a long answer (glob, grep). */
+export interface PagedParams extends ListingParams {
+  /** Results to skip first (paging). @default 0 */
+  offset?: number | string;
+}
+
+export interface GlobParams extends PagedParams {
   /** A glob (`**\/*.ts`, `src/**`, `*.{js,json}`); without `/` it matches at any depth. */
   pattern?: string;
-  /** The directory searched (inside a root). @default every root */
-  path?: string;
   /** Most paths shown. Alias: `head_limit`. @default 100 */
   limit?: number | string;
-  /** Paths to skip first (paging). @default 0 */
-  offset?: number | string;
   head_limit?: number | string;
 }
 
@@ -47,31 +65,30 @@ export interface GlobToolResult {
   readonly text: string;
 }
 
-export interface GrepParams {
+export interface GrepParams extends PagedParams {
   /** A regular expression in rg's syntax (or a literal string with `fixed_strings`). */
   pattern?: string;
   /** More patterns: a line matching any of them (and `pattern`) matches, as rg's `-e a -e b`. */
   patterns?: readonly string[] | string;
-  /** The lines that do not match (`-v`). Alias: `invert_match`. */
+  /** The lines that do not match (`-v`). Aliases: `invert_match`, `invert`. */
   "-v"?: boolean | string;
-  /** Each match alone, on a line of its own (`-o`). Alias: `only_matching`. */
+  /** Each match alone, on a line of its own (`-o`). Aliases: `only_matching`, `onlyMatching`. */
   "-o"?: boolean | string;
-  /** Whole words only (`-w`). Alias: `word_regexp`. */
+  /** Whole words only (`-w`). Aliases: `word_regexp`, `word`. */
   "-w"?: boolean | string;
-  /** Only files at most this many directories down (1: the directory's own files). */
+  /** Only files at most this many directories down (1: the directory's own files). Alias: `maxDepth`. */
   max_depth?: number | string;
-  /** A directory or file (inside a root). @default every root */
-  path?: string;
   /** Only files matching this glob (`*.ts`, `*.{ts,tsx}`, `!*.test.ts`). Alias: `include`. */
   glob?: string;
   /** Only files of this type (`ts`, `js`, `py`, `rust`, `go`, ...). */
   type?: string;
-  /** `content` (lines), `files_with_matches` (paths) or `count`. @default "files_with_matches" */
+  /** `content` (lines), `files_with_matches` (paths) or `count`. Alias: `outputMode`. @default "files_with_matches" */
   output_mode?: GrepOutputMode;
   "-A"?: number | string;
   "-B"?: number | string;
+  /** Lines around each match (content mode). Alias: `context`. */
   "-C"?: number | string;
-  /** Case-insensitive. Alias: `ignoreCase`. */
+  /** Case-insensitive. Aliases: `ignoreCase`, `ignore_case`. */
   "-i"?: boolean | string;
   /** Line numbers in content mode. @default true */
   "-n"?: boolean | string;
@@ -86,14 +103,20 @@ export interface GrepParams {
   syntax?: "rust" | "javascript" | string;
   /** Most records (lines, files or counts) shown. Alias: `limit`. @default 250 */
   head_limit?: number | string;
-  /** Records to skip first (paging). @default 0 */
-  offset?: number | string;
+  invert_match?: boolean | string;
+  invert?: boolean | string;
+  only_matching?: boolean | string;
+  onlyMatching?: boolean | string;
+  word_regexp?: boolean | string;
+  word?: boolean | string;
+  maxDepth?: number | string;
   include?: string;
+  outputMode?: GrepOutputMode;
   context?: number | string;
   ignoreCase?: boolean | string;
+  ignore_case?: boolean | string;
   literal?: boolean | string;
   fixedStrings?: boolean | string;
-  limit?: number | string;
 }
 
 export interface GrepToolResult {
@@ -114,11 +137,9 @@ export interface GrepToolResult {
   readonly text: string;
 }
 
-export interface FindParams {
+export interface FindParams extends ListingParams {
   /** A few letters of the file meant: an abbreviation, a prefix, camelCase initials. Alias: `pattern`. */
   query?: string;
-  /** The directory searched (inside a root). @default every root */
-  path?: string;
   /** Most matches shown. @default 20 */
   limit?: number | string;
   pattern?: string;
@@ -195,12 +216,13 @@ function page<T>(
 export async function globTool(
   context: ToolContext,
   input: GlobParams,
+  aliases: Aliases,
   call: CallOptions = {},
 ): Promise<GlobToolResult> {
-  const args = new Args("glob", input);
+  const args = new Args("glob", input, aliases);
   const pattern = args.requiredText("pattern");
   const path = args.string("path");
-  const limit = args.integer("limit", ["head_limit"], { min: 1 }) ?? GLOB_DEFAULT_LIMIT;
+  const limit = args.integer("limit", { min: 1 }) ?? GLOB_DEFAULT_LIMIT;
   const offset = args.integer("offset") ?? 0;
   const bases = searchRoots(context, path);
   const perRoot: { items: { path: string; mtimeMs: number }[]; total: number }[] = [];
@@ -277,12 +299,13 @@ function noneFound(what: string, offset: number, total: number): string {
 export async function findTool(
   context: ToolContext,
   input: FindParams,
+  aliases: Aliases,
   call: CallOptions = {},
 ): Promise<FindToolResult> {
-  const args = new Args("find", input);
-  const query = args.requiredText("query", ["pattern"]);
+  const args = new Args("find", input, aliases);
+  const query = args.requiredText("query");
   const path = args.string("path");
-  const limit = args.integer("limit", [], { min: 1 }) ?? FIND_DEFAULT_LIMIT;
+  const limit = args.integer("limit", { min: 1 }) ?? FIND_DEFAULT_LIMIT;
   const scored: { path: string; type: "file" | "dir" | "symlink"; score: number }[] = [];
   let total = 0;
   let freshness: Freshness = "live";
@@ -324,77 +347,123 @@ export async function findTool(
 const OUTPUT_MODES: readonly GrepOutputMode[] = ["content", "files_with_matches", "count"];
 const SYNTAXES: readonly ("rust" | "javascript")[] = ["rust", "javascript"];
 
-export async function grepTool(
-  context: ToolContext,
-  input: GrepParams,
-  call: CallOptions = {},
-): Promise<GrepToolResult> {
-  const args = new Args("grep", input);
+/** A grep call's arguments, read and defaulted. */
+interface GrepRequest {
+  readonly patterns: readonly string[];
+  /** The patterns as one, as the text names them. */
+  readonly shown: string;
+  readonly path: string | undefined;
+  readonly mode: GrepOutputMode;
+  /** The content mode's line numbers. */
+  readonly numbers: boolean;
+  readonly limit: number;
+  readonly offset: number;
+  /** What the library's grep is asked, per root (path and page aside). */
+  readonly options: GrepOptions;
+}
+
+/** The arguments in the order they are checked: the first bad one is the one reported. */
+function readGrepArgs(args: Args): GrepRequest {
   const more = args.strings("patterns") ?? [];
   const single = more.length > 0 ? args.string("pattern") : args.requiredText("pattern");
   const patterns = single === undefined || single === "" ? more : [single, ...more];
-  const pattern = patterns.join(" | ");
-  const invert = args.boolean("-v", ["invert_match", "invert"]) ?? false;
-  const onlyMatching = args.boolean("-o", ["only_matching", "onlyMatching"]) ?? false;
-  const word = args.boolean("-w", ["word_regexp", "word"]) ?? false;
-  const maxDepth = args.integer("max_depth", ["maxDepth"], { min: 0 });
+  const invert = args.boolean("-v") ?? false;
+  const onlyMatching = args.boolean("-o") ?? false;
+  const word = args.boolean("-w") ?? false;
+  const maxDepth = args.integer("max_depth", { min: 0 });
   const path = args.string("path");
-  const globFilter = args.string("glob", ["include"]);
+  const glob = args.string("glob");
   const type = args.string("type");
-  const mode = args.choice("output_mode", OUTPUT_MODES, ["outputMode"]) ?? "files_with_matches";
-  const context_ = args.integer("-C", ["context"]);
+  const mode = args.choice("output_mode", OUTPUT_MODES) ?? "files_with_matches";
+  const contextLines = args.integer("-C");
   const after = args.integer("-A");
   const before = args.integer("-B");
-  const ignoreCase = args.boolean("-i", ["ignoreCase", "ignore_case"]) ?? false;
+  const ignoreCase = args.boolean("-i") ?? false;
   const numbers = args.boolean("-n") ?? true;
-  const fixedStrings = args.boolean("fixed_strings", ["literal", "fixedStrings"]) ?? false;
+  const fixedStrings = args.boolean("fixed_strings") ?? false;
   const multiline = args.boolean("multiline") ?? false;
   const syntax = args.choice("syntax", SYNTAXES) ?? "rust";
   // 0 means no cap, as in Claude Code.
-  const asked = args.integer("head_limit", ["limit"], { min: 0 }) ?? GREP_DEFAULT_LIMIT;
-  const limit = asked === 0 ? Number.POSITIVE_INFINITY : asked;
+  const asked = args.integer("head_limit", { min: 0 }) ?? GREP_DEFAULT_LIMIT;
   const offset = args.integer("offset") ?? 0;
   // Context only means something for lines; elsewhere it is ignored, as Claude Code documents.
   const lined = mode === "content";
-
-  type Line = GrepToolResult["lines"][number];
-  const perLines: { items: Line[]; total: number }[] = [];
-  const perFiles: { items: string[]; total: number }[] = [];
-  const perCounts: { items: { path: string; count: number }[]; total: number }[] = [];
-  let partial = false;
-  const skipped: string[] = [];
-  const notes: string[] = [];
-  let freshness: Freshness = "live";
-  for (const base of searchRoots(context, path)) {
-    const result: GrepResult = await grepConfined(patterns.length === 1 ? pattern : patterns, {
-      path: base,
+  return {
+    patterns,
+    shown: patterns.join(" | "),
+    path,
+    mode,
+    numbers,
+    limit: asked === 0 ? Number.POSITIVE_INFINITY : asked,
+    offset,
+    options: {
       invert,
       onlyMatching,
       word,
       maxDepth,
-      cache: context.cache,
-      watch: context.watch,
-      glob: globFilter,
+      glob,
       type,
       ignoreCase,
       fixedStrings,
       multiline,
       syntax,
-      context: lined ? context_ : undefined,
+      context: lined ? contextLines : undefined,
       after: lined ? after : undefined,
       before: lined ? before : undefined,
       outputMode: mode,
-      limit: offset + limit,
       maxColumns: GREP_MAX_COLUMNS,
       timeoutMs: GREP_TOOL_TIMEOUT_MS,
-      signal: call.signal,
-      onProgress: call.onProgress,
-    });
+    },
+  };
+}
+
+type GrepToolLine = GrepToolResult["lines"][number];
+type GrepToolCount = GrepToolResult["counts"][number];
+
+/** What the roots answered, root by root, as the model should see the paths. */
+interface GrepGathered {
+  readonly lines: { items: GrepToolLine[]; total: number }[];
+  readonly files: { items: string[]; total: number }[];
+  readonly counts: { items: GrepToolCount[]; total: number }[];
+  partial: boolean;
+  readonly skipped: string[];
+  readonly notes: string[];
+  freshness: Freshness;
+}
+
+async function grepRoots(
+  context: ToolContext,
+  request: GrepRequest,
+  call: CallOptions,
+): Promise<GrepGathered> {
+  const { patterns, mode } = request;
+  const gathered: GrepGathered = {
+    lines: [],
+    files: [],
+    counts: [],
+    partial: false,
+    skipped: [],
+    notes: [],
+    freshness: "live",
+  };
+  for (const base of searchRoots(context, request.path)) {
+    const result: GrepResult = await grepConfined(
+      patterns.length === 1 ? request.shown : patterns,
+      {
+        ...request.options,
+        path: base,
+        cache: context.cache,
+        watch: context.watch,
+        limit: request.offset + request.limit,
+        signal: call.signal,
+        onProgress: call.onProgress,
+      },
+    );
     assertSearchedAt(base, result.root);
-    freshness = weakest(freshness, result.freshness);
+    gathered.freshness = weakest(gathered.freshness, result.freshness);
     // Relative to the directory searched (a file's own directory when `path` is a file).
     const name = (p: string) => shownUnder(context, result.root, p);
-    perLines.push({
+    gathered.lines.push({
       items: result.lines.map((l) => ({
         path: name(l.path),
         line: l.line,
@@ -403,69 +472,85 @@ export async function grepTool(
       })),
       total: mode === "content" ? result.totalRecords : 0,
     });
-    perFiles.push({
+    gathered.files.push({
       items: result.files.map(name),
       total: mode === "files_with_matches" ? result.totalRecords : 0,
     });
-    perCounts.push({
+    gathered.counts.push({
       items: result.counts.map((c) => ({ path: name(c.path), count: c.count })),
       total: mode === "count" ? result.totalRecords : 0,
     });
-    partial ||= result.partial;
-    skipped.push(
+    gathered.partial ||= result.partial;
+    gathered.skipped.push(
       ...result.skipped.timedOut.map(name),
       ...result.skipped.tooLarge.map((f) => name(f.path)),
       ...result.skipped.unreadable.map((f) => name(f.path)),
       ...result.skipped.failed.map((f) => name(f.path)),
     );
-    notes.push(...skippedNotes(result, name));
+    gathered.notes.push(...skippedNotes(result, name));
   }
+  return gathered;
+}
 
-  let text: string;
-  let shown: { total: number; truncated: boolean };
-  let lines: Line[] = [];
-  let files: string[] = [];
-  let counts: { path: string; count: number }[] = [];
-  // The records that fit under the cap (one line each, or a context group's `--` more); the
-  // paging note then starts the next page where this one was cut.
+/** One page of records: those that fit under the cap, and their text. */
+interface ShownPage<T> {
+  readonly items: T[];
+  readonly text: string;
+  readonly total: number;
+  readonly truncated: boolean;
+}
+
+/**
+ * The page of `perRoot` at `offset`, cut to the records that fit under the cap (one line each,
+ * or a context group's `--` more); the paging note then starts the next page where this one
+ * was cut.
+ */
+function shownPage<T>(
+  perRoot: readonly { items: readonly T[]; total: number }[],
+  request: GrepRequest,
+  render: (some: readonly T[]) => string,
+): ShownPage<T> {
+  const paged = page(perRoot, request.offset, request.limit);
   const budget = MAX_RESULT_BYTES - NOTES_RESERVE_BYTES;
-  const fitPage = <T>(items: readonly T[], render: (some: readonly T[]) => string) => {
-    const n = fitting(items.length, (k) => render(items.slice(0, k)), budget);
-    return { items: items.slice(0, n), text: render(items.slice(0, n)), cut: n < items.length };
+  const n = fitting(paged.items.length, (k) => render(paged.items.slice(0, k)), budget);
+  const items = paged.items.slice(0, n);
+  return {
+    items,
+    text: render(items),
+    total: paged.total,
+    truncated: paged.truncated || n < paged.items.length,
   };
-  let cut = false;
-  if (mode === "content") {
-    const paged = page(perLines, offset, limit);
-    const fitted = fitPage(paged.items, (some) =>
-      formatGrepLines(some, {
-        lineNumbers: numbers,
-        context: (context_ ?? after ?? before ?? 0) > 0,
-      }).join("\n"),
-    );
-    lines = fitted.items;
-    shown = paged;
-    text = fitted.text;
-    cut = fitted.cut;
-  } else if (mode === "files_with_matches") {
-    const paged = page(perFiles, offset, limit);
-    const fitted = fitPage(paged.items, (some) => some.join("\n"));
-    files = fitted.items;
-    shown = paged;
-    text = fitted.text;
-    cut = fitted.cut;
-  } else {
-    const paged = page(perCounts, offset, limit);
-    const fitted = fitPage(paged.items, (some) =>
-      some.map((c) => `${c.path}:${c.count}`).join("\n"),
-    );
-    counts = fitted.items;
-    shown = paged;
-    text = fitted.text;
-    cut = fitted.cut;
-  }
-  if (cut) shown = { total: shown.total, truncated: true };
-  const records = lines.length + files.length + counts.length;
-  if (records === 0) text = noneFound(`No matches for ${elided(pattern)}`, offset, shown.total);
+}
+
+/** The gathered records as the tool's result: the page the mode shows, and the notes after it. */
+function grepResult(request: GrepRequest, gathered: GrepGathered): GrepToolResult {
+  const { mode, offset, options } = request;
+  const none: ShownPage<never> = { items: [], text: "", total: 0, truncated: false };
+  const lines =
+    mode === "content"
+      ? shownPage(gathered.lines, request, (some) =>
+          formatGrepLines(some, {
+            lineNumbers: request.numbers,
+            context: (options.context ?? options.after ?? options.before ?? 0) > 0,
+          }).join("\n"),
+        )
+      : none;
+  const files =
+    mode === "files_with_matches"
+      ? shownPage(gathered.files, request, (some) => some.join("\n"))
+      : none;
+  const counts =
+    mode === "count"
+      ? shownPage(gathered.counts, request, (some) =>
+          some.map((c) => `${c.path}:${c.count}`).join("\n"),
+        )
+      : none;
+  const shown = mode === "content" ? lines : mode === "count" ? counts : files;
+  const records = shown.items.length;
+  let text =
+    records === 0
+      ? noneFound(`No matches for ${elided(request.shown)}`, offset, shown.total)
+      : shown.text;
   const tail: string[] = [];
   if (shown.truncated) {
     const what = mode === "content" ? "lines" : mode === "count" ? "counts" : "files";
@@ -473,21 +558,31 @@ export async function grepTool(
       `(Showing ${what} ${offset + 1}-${offset + records}; more exist. Use offset=${offset + records} for more.)`,
     );
   }
-  if (partial) tail.push("(The search ran out of time: these results are partial.)");
-  tail.push(...notes);
+  if (gathered.partial) tail.push("(The search ran out of time: these results are partial.)");
+  tail.push(...gathered.notes);
   if (tail.length > 0) text = [text, "", ...tail].join("\n");
   return {
     mode,
-    lines,
-    files,
-    counts,
+    lines: lines.items,
+    files: files.items,
+    counts: counts.items,
     total: shown.total,
     truncated: shown.truncated,
-    partial,
-    skipped,
-    freshness,
+    partial: gathered.partial,
+    skipped: gathered.skipped,
+    freshness: gathered.freshness,
     text,
   };
+}
+
+export async function grepTool(
+  context: ToolContext,
+  input: GrepParams,
+  aliases: Aliases,
+  call: CallOptions = {},
+): Promise<GrepToolResult> {
+  const request = readGrepArgs(new Args("grep", input, aliases));
+  return grepResult(request, await grepRoots(context, request, call));
 }
 
 // Files named per kind of skip; the rest are counted (a tree of build output can skip thousands).

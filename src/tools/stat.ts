@@ -7,7 +7,7 @@
 import { type BigIntStats, readlinkSync } from "node:fs";
 import { lstat, stat } from "node:fs/promises";
 import { FreshfsError, fromFsError, isGone } from "../errors.js";
-import { Args } from "./args.js";
+import { type Aliases, Args } from "./args.js";
 import type { ToolContext } from "./commit.js";
 
 export interface StatParams {
@@ -108,9 +108,13 @@ const READ_TEXT: Record<ReadState, string> = {
   not_read: "Not read yet: read it before editing, overwriting or deleting it.",
 };
 
-export async function statTool(context: ToolContext, input: StatParams): Promise<StatResult> {
-  const args = new Args("stat", input);
-  const path = args.requiredText("path", ["file_path", "filePath"]);
+export async function statTool(
+  context: ToolContext,
+  input: StatParams,
+  aliases: Aliases,
+): Promise<StatResult> {
+  const args = new Args("stat", input, aliases);
+  const path = args.requiredText("path");
   const target = context.roots.confine(path, "path");
   const shown = context.roots.display(target.lexical);
   let stats: BigIntStats;

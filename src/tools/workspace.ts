@@ -1,48 +1,17 @@
 /**
  * `Workspace`: the agent file tools over one or more roots, wiring the read-before-write
- * guard, the path locks, atomic writes and the scan cache together (contract Part 4). Each
- * tool takes one argument object with Claude Code's parameter names (opencode's and pi's
- * spellings accepted) and resolves to a structured result with a `text` for the model, or
- * rejects with `FreshfsError`, whose `message` is written for the model. Depends on `state/`,
- * `scan/`, `search/`, `tools/`.
+ * guard, the path locks, atomic writes and the scan cache together. Its tool methods are
+ * built from the tool table (`tools/table`), one per entry, under the entry's key: each takes
+ * one argument object with Claude Code's parameter names (opencode's and pi's spellings
+ * accepted) and resolves to a structured result with a `text` for the model, or rejects with
+ * `FreshfsError`, whose `message` is written for the model. Depends on `state/`, `tools/`.
  */
 import { FileStateTracker, type GuardPolicy, type PartialReadPolicy } from "../state/tracker.js";
-import { type ApplyPatchParams, type ApplyPatchResult, applyPatchTool } from "./apply-patch.js";
 import type { CallOptions, ToolContext } from "./commit.js";
-import {
-  type EditParams,
-  type EditResult,
-  editTool,
-  type MultiEditParams,
-  multiEditTool,
-} from "./edit.js";
-import {
-  type DeleteParams,
-  type DeleteResult,
-  deleteTool,
-  type RenameParams,
-  type RenameResult,
-  renameTool,
-} from "./files.js";
-import { type ListParams, type ListResult, listTool } from "./list.js";
-import { type MkdirParams, type MkdirResult, mkdirTool } from "./mkdir.js";
+import type { AnyTool, ToolDefinition, ToolResult } from "./definition.js";
 import { boundText } from "./output.js";
-import { type ReadParams, type ReadResult, readTool } from "./read.js";
-import { type ReadManyParams, type ReadManyResult, readManyTool } from "./read-many.js";
 import { Roots } from "./roots.js";
-import {
-  type FindParams,
-  type FindToolResult,
-  findTool,
-  type GlobParams,
-  type GlobToolResult,
-  type GrepParams,
-  type GrepToolResult,
-  globTool,
-  grepTool,
-} from "./search.js";
-import { type StatParams, type StatResult, statTool } from "./stat.js";
-import { type WriteParams, type WriteResult, writeTool } from "./write.js";
+import { TOOLS } from "./table.js";
 
 export interface WorkspaceOptions {
   /** The directories the tools may touch; relative paths resolve against the first. */
@@ -50,7 +19,7 @@ export interface WorkspaceOptions {
   /**
    * `strict` refuses an edit of a file not read, or changed since (`NOT_READ`, `STALE`);
    * `warn` makes it, and returns a warning when the file changed since its read or was read
-   * only in part (a file never read passes silently, as in ChatCLI; contract 1.3).
+   * only in part (a file never read passes silently, as in ChatCLI).
    * @default "strict"
    */
   policy?: GuardPolicy | undefined;
@@ -65,7 +34,7 @@ export interface WorkspaceOptions {
   /**
    * glob, grep and find answer from live trees: each root searched is watched after its first
    * walk and synchronized with the watcher on every call, so answers reflect every change made
-   * before the call, by any process (contract 5.2). Needs `cache`. Off, or where a root cannot
+   * before the call, by any process. Needs `cache`. Off, or where a root cannot
    * be watched, the cache's TTL policy applies (`FS_LIVE_WATCH=0` turns it off everywhere).
    * @default true
    */
@@ -80,12 +49,28 @@ export interface WorkspaceOptions {
  * Every tool's text under `MAX_RESULT_BYTES`, whatever it holds: the tools fit their own records
  * first, so this only cuts what they cannot shape.
  */
-async function bounded<R extends { readonly text: string }>(result: Promise<R>): Promise<R> {
+async function bounded<R extends ToolResult>(result: Promise<R>): Promise<R> {
   const done = await result;
   const text = boundText(done.text);
   return text === done.text ? done : { ...done, text };
 }
 
+/** A table entry as a method: its parameters (optional where its handler needs none) and result. */
+type ToolMethodOf<T> =
+  T extends ToolDefinition<infer P, infer R extends ToolResult>
+    ? undefined extends P
+      ? (params?: P, call?: CallOptions) => Promise<R>
+      : (params: P, call?: CallOptions) => Promise<R>
+    : never;
+
+/** The tool methods: one per table entry, under its key, with its doc comment. */
+export type WorkspaceTools = { [K in keyof typeof TOOLS]: ToolMethodOf<(typeof TOOLS)[K]> };
+
+// The tool methods are not written in the class: its static block installs one per entry of
+// the same table this interface maps, so the two cannot disagree.
+export interface Workspace extends WorkspaceTools {}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above types the methods the static block installs.
 export class Workspace {
   /**
    * The guard. Record reads made outside these tools here (`cat` in a shell tool, say), so
@@ -94,6 +79,24 @@ export class Workspace {
   readonly tracker: FileStateTracker;
   readonly #outer: Roots;
   #context: ToolContext;
+
+  static {
+    for (const [method, tool] of Object.entries(TOOLS)) {
+      const entry: AnyTool = tool;
+      // Written as a method so that it bears the tool's name (`Workspace.read` in a stack).
+      const named = {
+        [method](this: Workspace, params: unknown, call?: CallOptions) {
+          return bounded(entry.handler(this.#context, params, entry.aliases, call));
+        },
+      };
+      // As a class method is: not enumerable.
+      Object.defineProperty(Workspace.prototype, method, {
+        value: named[method],
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
 
   constructor(options: WorkspaceOptions) {
     const roots = new Roots(options.roots);
@@ -132,78 +135,5 @@ export class Workspace {
     const roots = dirs === undefined ? this.#outer : this.#outer.narrowed(dirs);
     this.#context = { ...this.#context, roots };
     return roots.real;
-  }
-
-  /**
-   * Shows lines `offset`.. of a text file, numbered, and records the read; an image is returned
-   * as its bytes and type, a PDF as its pages' text.
-   */
-  read(params: ReadParams, call?: CallOptions): Promise<ReadResult> {
-    return bounded(readTool(this.#context, params, call));
-  }
-
-  /** Several files, each read and recorded as `read` would; one output cap for the call. */
-  readMany(params: ReadManyParams, call?: CallOptions): Promise<ReadManyResult> {
-    return bounded(readManyTool(this.#context, params, call));
-  }
-
-  /** A directory's entries (or a tree to `depth`) with kind, size and mtime, from the live listing. */
-  list(params: ListParams = {}, call?: CallOptions): Promise<ListResult> {
-    return bounded(listTool(this.#context, params, call));
-  }
-
-  /** A path's kind, size, times and mode, and whether the guard holds a fresh full read of it. */
-  stat(params: StatParams): Promise<StatResult> {
-    return bounded(statTool(this.#context, params));
-  }
-
-  /** Makes a directory and the parents it needs; an existing directory is no error. */
-  mkdir(params: MkdirParams, call?: CallOptions): Promise<MkdirResult> {
-    return bounded(mkdirTool(this.#context, params, call));
-  }
-
-  /** Applies a patch in Codex's format to several files: all of them, or none. */
-  applyPatch(params: ApplyPatchParams, call?: CallOptions): Promise<ApplyPatchResult> {
-    return bounded(applyPatchTool(this.#context, params, call));
-  }
-
-  /** Creates a file, or overwrites one that was read in full and has not changed since. */
-  write(params: WriteParams, call?: CallOptions): Promise<WriteResult> {
-    return bounded(writeTool(this.#context, params, call));
-  }
-
-  /** Replaces `old_string` (once, or every occurrence with `replace_all`) in a read file. */
-  edit(params: EditParams, call?: CallOptions): Promise<EditResult> {
-    return bounded(editTool(this.#context, params, call));
-  }
-
-  /** Several replacements in one file, all matched against its current text; all or nothing. */
-  multiEdit(params: MultiEditParams, call?: CallOptions): Promise<EditResult> {
-    return bounded(multiEditTool(this.#context, params, call));
-  }
-
-  /** Deletes a file that was read in full and has not changed since (a link: just the link). */
-  delete(params: DeleteParams, call?: CallOptions): Promise<DeleteResult> {
-    return bounded(deleteTool(this.#context, params, call));
-  }
-
-  /** Moves a file or directory; replaces an existing file only with `overwrite`. */
-  rename(params: RenameParams, call?: CallOptions): Promise<RenameResult> {
-    return bounded(renameTool(this.#context, params, call));
-  }
-
-  /** Files matching a glob, newest first. */
-  glob(params: GlobParams, call?: CallOptions): Promise<GlobToolResult> {
-    return bounded(globTool(this.#context, params, call));
-  }
-
-  /** Searches file contents (ripgrep semantics). */
-  grep(params: GrepParams, call?: CallOptions): Promise<GrepToolResult> {
-    return bounded(grepTool(this.#context, params, call));
-  }
-
-  /** The files a few letters most likely mean (fuzzy, ranked). */
-  find(params: FindParams, call?: CallOptions): Promise<FindToolResult> {
-    return bounded(findTool(this.#context, params, call));
   }
 }

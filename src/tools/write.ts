@@ -3,7 +3,7 @@
  * since (the guard). An overwrite keeps the file's encoding, BOM, line endings and
  * trailing-newline state. Depends on `tools/`, `state/`.
  */
-import { Args } from "./args.js";
+import { type Aliases, Args } from "./args.js";
 import {
   assertBasedOnRead,
   type CallOptions,
@@ -31,10 +31,11 @@ import {
 export interface WriteParams {
   /** Aliases: `filePath`, `path`. */
   file_path?: string;
-  /** The whole new content of the file. */
+  /** The whole new content of the file. Alias: `text`. */
   content?: string;
   filePath?: string;
   path?: string;
+  text?: string;
 }
 
 export interface WriteResult {
@@ -47,7 +48,7 @@ export interface WriteResult {
   /** For an overwrite: the unified diff against the previous content. */
   readonly diff: string | undefined;
   readonly firstChangedLine: number | undefined;
-  /** Typographic quotes written as ASCII (code files; contract 1.4). */
+  /** Typographic quotes written as ASCII (in code files, where a curly quote ends no string). */
   readonly quotesNormalized: number;
   readonly warnings: readonly string[];
   readonly text: string;
@@ -60,11 +61,12 @@ const DIFF_BUDGET = MAX_RESULT_BYTES - NOTES_RESERVE_BYTES;
 export async function writeTool(
   context: ToolContext,
   input: WriteParams,
+  aliases: Aliases,
   call: CallOptions = {},
 ): Promise<WriteResult> {
-  const args = new Args("write", input);
-  const path = args.requiredText("file_path", ["filePath", "path"]);
-  const content = args.requiredString("content", ["text"]);
+  const args = new Args("write", input, aliases);
+  const path = args.requiredText("file_path");
+  const content = args.requiredString("content");
   const target = context.roots.confineFile(path);
   const shown = context.roots.display(target.lexical);
   const reconfine = () => context.roots.reconfine(path, target);
