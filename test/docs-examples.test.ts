@@ -30,6 +30,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tree, tempTree } from "./helpers/fs.js";
 import { isolatedGitEnv, runGit } from "./helpers/git.js";
 import { type CodeBlock, codeBlocks, headingAnchors, relativeLinks } from "./helpers/markdown.js";
+import { toolsOf } from "./helpers/mcp.js";
 
 const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const PAGES = [
@@ -227,8 +228,7 @@ async function expectMcpServer(command: string, args: readonly string[], dir: st
   const client = new Client({ name: "freshfs-docs", version: "1.0.0" });
   await client.connect(transport);
   try {
-    const { tools } = await client.listTools();
-    const names = tools.map((tool) => tool.name);
+    const names = [...(await toolsOf(client)).keys()];
     for (const name of ["read", "edit", "write", "grep"]) expect(names).toContain(name);
   } finally {
     await client.close();
@@ -315,6 +315,7 @@ async function runSh(block: CodeBlock): Promise<void> {
       continue;
     }
     if (words[0] === "claude" && words[1] === "mcp" && words[2] === "add") {
+      expect(words, `${where} names its server after --`).toContain("--");
       const server = words.slice(words.indexOf("--") + 1);
       await expectMcpServer(server[0] ?? "", server.slice(1), dir);
       continue;
