@@ -16,14 +16,16 @@
  *
  * Each example runs in a fresh copy of a fixture (FIXTURES below): `project` unless the line
  * above the block says `<!-- example: fixture NAME -->`. A block that must not run says
- * `<!-- example: skip REASON -->`; those are counted (SKIPPED). The pages' relative links must
- * lead to files and headings that exist.
+ * `<!-- example: skip REASON -->`; those are counted (SKIPPED). The pages (and RELIABILITY.md)
+ * must link to files and headings that exist, name in backticks only files that exist (under
+ * src/, test/, bench/ or stress/, in the repository or the sample project), and cite no
+ * document that is not in the repository.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -367,7 +369,19 @@ describe("the docs' examples", () => {
   );
 });
 
-describe("the docs' links", () => {
+/** A file or directory of the repository; a `*` in the last name stands for any characters. */
+function existsInRepo(path: string): boolean {
+  if (!path.includes("*")) return existsSync(join(REPO, path));
+  const dir = join(REPO, dirname(path));
+  const name = new RegExp(`^${basename(path).split("*").map(escapeRegExp).join(".*")}$`);
+  return existsSync(dir) && readdirSync(dir).some((entry) => name.test(entry));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+describe("what the docs point at", () => {
   it.each(CHECKED_PAGES)("%s links to files and headings that exist", (page) => {
     for (const target of relativeLinks(readFileSync(join(REPO, page), "utf8"))) {
       const [path = "", anchor] = target.split("#");
@@ -379,6 +393,15 @@ describe("the docs' links", () => {
           `${page} links to ${target}`,
         ).toContain(anchor);
       }
+    }
+  });
+
+  it.each(CHECKED_PAGES)("%s names files of the repository or of the sample project", (page) => {
+    const text = readFileSync(join(REPO, page), "utf8");
+    for (const named of text.matchAll(/`((?:src|test|bench|stress)\/[^`\s]*)`/g)) {
+      const path = named[1] ?? "";
+      const inSample = path in (FIXTURES.project?.files ?? {});
+      expect(inSample || existsInRepo(path), `${page} names ${path}`).toBe(true);
     }
   });
 
