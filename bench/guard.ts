@@ -56,7 +56,8 @@ async function run(dir: string, options: GuardOptions): Promise<SuiteResult> {
     const changed = join(dir, `changed-${size.bytes}`);
     writeFileSync(unchanged, Buffer.alloc(size.bytes, 0x61));
     writeFileSync(changed, Buffer.alloc(size.bytes, 0x61));
-    // Out of the racy window, so the fast path may trust the stat data (contract 1.2).
+    // Out of the racy window (a read within it is always checked by hash), so the fast path
+    // may trust the stat data.
     await sleep(options.quick ? 60 : 2100);
     const tracker = new FileStateTracker({ racyWindowMs: options.quick ? 50 : 2000 });
     await tracker.recordRead(unchanged);

@@ -41,7 +41,8 @@ check, the tracker's record of the new bytes, cache invalidation and the diff) b
 \`writeFile\` in place: no flush, a crash can leave half a file), and the floor of a safe write
 (read, replace, temp file, \`datasync\`, rename). Each edit swaps one line of a 120-line, 4 KiB
 TypeScript file in a git work tree (so the lock and the temp file live in its \`.git\`), and a chain
-of edits runs inside the racy window, so every check hashes the file (contract 1.2). The lock
+of edits runs inside the racy window, so every check hashes the file (a read this close to the
+file's last change is never trusted to stat data). The lock
 alone is timed too, for that file and for one outside any repository (its lock in the user's
 runtime directory), beside a bare lock file. A patch changing one
 line in each of three such files (\`apply_patch\`: every file guarded, temp files flushed, all
