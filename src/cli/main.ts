@@ -75,9 +75,9 @@ ${COMMON_HELP}
 `,
   mcp: `Usage: freshfs mcp [--root DIR ...]
 
-Runs the MCP server on stdio: the tools read, write, edit, multi_edit, delete, rename, glob,
-grep and find over the roots (default: the current directory). A client's own roots can only
-narrow them. Logs go to stderr.
+Runs the MCP server on stdio: the agent file tools (read, edit, apply_patch, grep and the
+rest; a client's tools/list names them all) over the roots (default: the current directory).
+A client's own roots can only narrow them. Logs go to stderr.
 
 Options:
   --root DIR      a directory the tools may use; repeatable
