@@ -4,7 +4,7 @@
  * for a link out of the root by another process while the tools run. Counts attempts, refusals
  * by code, and escapes (anything outside the root read, created, changed or removed).
  *
- * The table and the layout are exported: test/security-escapes.test.ts runs the same table.
+ * The table and the layout are exported: test/tools/escapes.test.ts runs the same table.
  */
 import { spawn } from "node:child_process";
 import {

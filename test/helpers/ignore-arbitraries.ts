@@ -1,5 +1,5 @@
 /**
- * Gitignore fuzzing (issue 7, item 6), shared by test/ignore-fuzz.test.ts and
+ * Gitignore fuzzing, shared by test/scan/ignore-fuzz.test.ts and
  * stress/ignore-fuzz.ts: fast-check arbitraries for ignore files and small trees, and the oracle
  * that builds one generated case in a real repository and compares freshfs with git.
  *

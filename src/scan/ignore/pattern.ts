@@ -5,7 +5,7 @@
  * Written by hand rather than taken from a glob library because gitignore is not glob: git's
  * wildmatch has its own rules for `**`, bracket expressions, escapes, and `?` matching one
  * byte of UTF-8, and the answer must name the file, line and pattern that decided it. The
- * table in test/ignore-conformance.test.ts checks every rule here against `git check-ignore`.
+ * table in test/scan/ignore-against-git.test.ts checks every rule here against `git check-ignore`.
  * Lines are sorted into git's own fast paths (a literal name, a `*literal` suffix, a literal
  * head compared before wildmatch runs), so most rules never reach the matcher.
  *

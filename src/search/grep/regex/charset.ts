@@ -43,7 +43,7 @@ const NEWLINE = 10;
 /**
  * With `iu`, ECMAScript's simple case folding maps exactly two non-ASCII characters to ASCII
  * letters: U+212A KELVIN SIGN to `k` and U+017F LONG S to `s` (checked over every code point
- * in test/grep-regex-charset.test.ts). Without `u`, Canonicalize never crosses ASCII's border.
+ * in test/grep/regex-charset.test.ts). Without `u`, Canonicalize never crosses ASCII's border.
  * The byte automaton counts them; the members (the literals) leave them aside, and a search
  * reads a text that holds either of them without its literals (content/format.ts's
  * `FOLDED_ASIDE`).

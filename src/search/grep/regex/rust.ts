@@ -10,7 +10,7 @@
  * Written by hand: the parsers that exist read JavaScript's syntax (`regjsparser`, `regexpp`) or
  * RE2's (`re2js`, whose engine runs ~5 MB/s here against V8's ~40 MB/s and more); Rust's
  * differs from both (set operations in classes, `(?x)`, loose property names, which escapes
- * are errors), and rg's behaviour is the oracle (test/rust-syntax.test.ts runs it).
+ * are errors), and rg's behaviour is the oracle (test/grep/rust-syntax.test.ts runs it).
  *
  * The output is compilePattern's dialect of JavaScript, always with the `u` flag: `^` and `$`
  * are a line's ends and `.` any character but `\n` (compilePattern rewrites them), so the
