@@ -1,7 +1,8 @@
 /**
  * The CLI's commands over the library's public surface: files, glob, find, why (grep has its
- * own folder, `grep/`, and uses withProgress, namer and isFileOperand from here). Each returns its exit status (0 found, 1 nothing found, as rg and git
- * check-ignore; errors throw and main renders them, exit 2).
+ * own folder, `grep/`, and uses withProgress, namer and isFileOperand from here). Each returns
+ * its exit status (0 found, 1 nothing found, as rg and git check-ignore; errors throw and main
+ * renders them, exit 2).
  */
 import { existsSync, lstatSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";

@@ -3,7 +3,7 @@
  * over what it read, the live tree's watcher over what it reads once its watch is in place;
  * equal digests mean nothing in the directory changed between the two reads (so nothing the
  * watch came too late for was missed).
- * Depends on nothing inside freshfs, so the watcher's thread can load it alone.
+ * Depends only on `scan/order` (pure), so the watcher's thread can load it alone.
  */
 import type { Dirent } from "node:fs";
 import { compareNames } from "./order.js";

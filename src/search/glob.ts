@@ -116,12 +116,22 @@ const MAX_BRACE_GROUPS = 16;
  * caller gives picomatch goes through here (glob's patterns, list's `ignore`).
  */
 export function globRisk(pattern: string): string | undefined {
+  return sizeRisk(pattern) ?? starRisk(pattern);
+}
+
+/** The pattern's length and brace groups: checked before it is parsed at all. */
+function sizeRisk(pattern: string): string | undefined {
   if (pattern.length > MAX_PATTERN_LENGTH) {
     return `it is ${pattern.length} characters long; patterns are at most ${MAX_PATTERN_LENGTH}`;
   }
   if (pattern.split("{").length - 1 > MAX_BRACE_GROUPS) {
     return `more than ${MAX_BRACE_GROUPS} brace groups could take minutes to match; use fewer`;
   }
+  return undefined;
+}
+
+/** Stars in one name: checked on the pattern as it will be matched (its root prefix gone). */
+function starRisk(pattern: string): string | undefined {
   for (const segment of pattern.split("/")) {
     if (segment !== "**" && (segment.match(/\*+/g) ?? []).length > MAX_STARS_PER_NAME) {
       return `more than ${MAX_STARS_PER_NAME} wildcards in one name (${JSON.stringify(segment)}) could take minutes to match; use fewer`;
@@ -215,8 +225,8 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
     throw invalidPattern(String(pattern), "it is empty");
   }
   const root = resolveScanRoot(options.path ?? process.cwd());
-  const risk = globRisk(pattern);
-  if (risk) throw invalidPattern(pattern, risk);
+  const tooBig = sizeRisk(pattern);
+  if (tooBig) throw invalidPattern(pattern, tooBig);
   const normalized = normalizePattern(pattern, root);
   const fileType = options.fileType ?? "file";
   if (!["file", "dir", "symlink", "any"].includes(fileType)) {
@@ -229,6 +239,8 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
   const hidden = options.hidden ?? false;
   const useGitignore = options.gitignore ?? true;
   const includeNodeModules = options.includeNodeModules ?? normalized.includes("node_modules");
+  const tooManyStars = starRisk(normalized);
+  if (tooManyStars) throw invalidPattern(pattern, tooManyStars);
   let isMatch: (path: string) => boolean;
   try {
     isMatch = matcherFor(normalized, hidden);

@@ -137,7 +137,12 @@ export interface ListingOptions {
   watch?: boolean | undefined;
   /** Search node_modules (where the ignore rules let it through). @default glob, fuzzyFind: when the pattern names node_modules; grep: true */
   includeNodeModules?: boolean | undefined;
-  /** Most results returned (paths, matches, or grep's records), after `offset`; the totals still count them all. @default unlimited (fuzzyFind: 100) */
+  /**
+   * Most results returned (paths, matches, or grep's records), after `offset`. glob's and
+   * fuzzyFind's totals count every match; grep stops once the page is full and one record more
+   * is found (it says `truncated`), so its total counts only that far.
+   * @default unlimited (fuzzyFind: 100)
+   */
   limit?: number | undefined;
   /** Results to skip first, to page through a long answer. @default 0 */
   offset?: number | undefined;
@@ -184,6 +189,12 @@ export function pageOf(options: ListingOptions, defaultLimit = Number.POSITIVE_I
   };
 }
 
+/**
+ * Options renamed when every search took `limit`: a caller still passing the old name would
+ * otherwise get every result (grep: read the whole tree) without a word.
+ */
+const RENAMED: Readonly<Record<string, string>> = { maxResults: "limit", headLimit: "limit" };
+
 /** Options from an untyped caller (a model, JSON) checked for shape before use. */
 export function checkedOptions<T extends { signal?: AbortSignal | undefined }>(
   options: T | null | undefined,
@@ -191,6 +202,11 @@ export function checkedOptions<T extends { signal?: AbortSignal | undefined }>(
   if (options === null || options === undefined) return {} as T;
   if (typeof options !== "object")
     throw new FreshfsError("INVALID_ARGUMENT", "The options must be an object.");
+  for (const [old, name] of Object.entries(RENAMED)) {
+    if (Object.hasOwn(options, old)) {
+      throw new FreshfsError("INVALID_ARGUMENT", `${old} is now ${name} (with offset to page).`);
+    }
+  }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new FreshfsError("INVALID_ARGUMENT", "signal must be an AbortSignal.");
   }

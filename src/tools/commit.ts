@@ -1,5 +1,5 @@
 /**
- * The one write path every mutation takes (contract Part 4): under the path's lock (this
+ * The one write path every mutation takes: under the path's lock (this
  * process's and every other freshfs process's), the file as it is now, the guard's check, an
  * atomic write whose last step repeats the check, the tracker's record of the new bytes, and
  * the scan cache told. Depends on `state/`, `scan/`, `errors` and `tools/`.
@@ -308,8 +308,9 @@ export function sameBytesOnDisk(path: string, bytes: Buffer): boolean {
 
 /**
  * A directory entry as a delete or a replacing rename found it, for the check repeated just
- * before the change (contract 1.2, 5.1): the entry (inode) and, for a file, its bytes; for a
- * file past `MAX_FILE_BYTES`, which is not read whole in a call, its stat data.
+ * before the change (no writer, freshfs or not, slips in between): the entry (inode) and, for a
+ * file, its bytes; for a file past `MAX_FILE_BYTES`, which is not read whole in a call, its stat
+ * data.
  */
 export interface EntrySnapshot {
   readonly stats: BigIntStats;

@@ -27,9 +27,9 @@ export const GLOB_DEFAULT_LIMIT = 100;
 /** Default cap on matches returned by the `find` tool. */
 export const FIND_DEFAULT_LIMIT = 20;
 /** Default cap on records (lines, files or counts) returned by the `grep` tool. */
-export const GREP_DEFAULT_LIMIT = 250;
+export const GREP_TOOL_DEFAULT_LIMIT = 250;
 /** Grep lines longer than this are cut, with a marker. */
-export const GREP_MAX_COLUMNS = 500;
+export const GREP_TOOL_MAX_COLUMNS = 500;
 /** Lines of context around each change in the unified diff an edit returns. */
 export const DIFF_CONTEXT_LINES = 3;
 /** Candidate lines offered when an edit's old text is not found. */
@@ -57,6 +57,12 @@ export const READ_MANY_MAX_FILES = 100;
  * carries them as base64 (4 bytes for every 3): 3.75 MiB of image is 5 MiB on the wire.
  */
 export const MAX_IMAGE_BYTES = 3.75 * 1024 * 1024;
+/**
+ * How long `read` extracts a PDF's text in one call: pdf.js runs on the event loop, a page at a
+ * time, so a long document is cut between pages with a note (the grep tool's budget, for the
+ * same reason: well inside an MCP client's usual request timeout).
+ */
+export const PDF_TIMEOUT_MS = 30_000;
 /** Pages of a PDF `read` extracts text from in one call (`pages` picks others). */
 export const PDF_MAX_PAGES = 100;
 /** Most files one `apply_patch` touches. */

@@ -1,6 +1,6 @@
 /**
  * Finding an edit's old text in a file: verbatim first, then with the model's line breaks in
- * the file's style, then through the 1:1 quote map (contract 1.4). When nothing matches, the
+ * the file's style, then through the 1:1 quote map (`tools/quotes`). When nothing matches, the
  * nearest lines and the likely difference, so the model can fix its next try. Depends on
  * `tools/quotes`, `tools/text`, `tools/limits`.
  */

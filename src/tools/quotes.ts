@@ -1,5 +1,5 @@
 /**
- * Typographic quotes (contract 1.4, seed 002 made safe): matching through a length-preserving
+ * Typographic quotes, ChatCLI's normalization made safe: matching through a length-preserving
  * quote map, the file's own quote style kept inside an edited span, and quotes a model
  * introduced into code normalized to ASCII. Documents are never touched. Depends on nothing.
  */
@@ -106,7 +106,7 @@ export function isCodeFile(path: string): boolean {
 }
 
 // The 1:1 map only: ChatCLI's « » → << >> changes lengths, so offsets found through it would
-// not map back to the file's bytes (contract 1.4).
+// not map back to the file's bytes.
 const TO_ASCII: Readonly<Record<string, string>> = {
   "\u2018": "'",
   "\u2019": "'",
@@ -165,8 +165,8 @@ export function inQuoteStyleOf(next: string, span: string, strict = false): stri
 }
 
 /**
- * The new text for a span found only through the quote map (contract 1.4: the file's own quote
- * style inside the matched span). Lines of `next` that equal a line of the span once quotes are
+ * The new text for a span found only through the quote map (the file's own quote style inside
+ * the matched span, never the model's). Lines of `next` that equal a line of the span once quotes are
  * read as ASCII are lines the edit kept: they keep the file's exact characters. Changed lines
  * take the span's typographic style; in code only where the span is consistent about it, and
  * quote kinds the file never used become ASCII (a curly quote ends no string literal).

@@ -10,11 +10,11 @@ import { describeNonFile } from "../state/snapshot.js";
 import { type Aliases, Args } from "./args.js";
 import { type CallOptions, type ToolContext, tooLarge } from "./commit.js";
 import {
-  GREP_TOOL_TIMEOUT_MS,
   MAX_FILE_BYTES,
   MAX_IMAGE_BYTES,
   MAX_RESULT_BYTES,
   PDF_MAX_PAGES,
+  PDF_TIMEOUT_MS,
   READ_DEFAULT_LIMIT,
   READ_MAX_LINE_CHARS,
 } from "./limits.js";
@@ -341,7 +341,7 @@ async function readPdf(
   call: CallOptions,
 ): Promise<ReadResult | undefined> {
   const range = asked ?? { first: 1, last: PDF_MAX_PAGES };
-  const deadline = performance.now() + GREP_TOOL_TIMEOUT_MS;
+  const deadline = performance.now() + PDF_TIMEOUT_MS;
   let pdf: Awaited<ReturnType<typeof pdfText>>;
   try {
     pdf = await pdfText(bytes, range.first, range.last, shown, deadline, call.signal);
@@ -405,7 +405,7 @@ async function readPdf(
     const why = cut
       ? ` (output is capped at ${MAX_RESULT_BYTES / 1024} KiB)`
       : pdf.timedOut
-        ? ` (text extraction stops after ${GREP_TOOL_TIMEOUT_MS / 1000} s)`
+        ? ` (text extraction stops after ${PDF_TIMEOUT_MS / 1000} s)`
         : "";
     notes.push(
       `(Showing pages ${range.first}-${last} of ${pdf.totalPages}${why}. Use pages="${last + 1}-${Math.min(pdf.totalPages, last + PDF_MAX_PAGES)}" to continue.)`,

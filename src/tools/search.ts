@@ -22,8 +22,8 @@ import type { CallOptions, ToolContext } from "./commit.js";
 import {
   FIND_DEFAULT_LIMIT,
   GLOB_DEFAULT_LIMIT,
-  GREP_DEFAULT_LIMIT,
-  GREP_MAX_COLUMNS,
+  GREP_TOOL_DEFAULT_LIMIT,
+  GREP_TOOL_MAX_COLUMNS,
   GREP_TOOL_TIMEOUT_MS,
   MAX_RESULT_BYTES,
 } from "./limits.js";
@@ -384,7 +384,7 @@ function readGrepArgs(args: Args): GrepRequest {
   const multiline = args.boolean("multiline") ?? false;
   const syntax = args.choice("syntax", SYNTAXES) ?? "rust";
   // 0 means no cap, as in Claude Code.
-  const asked = args.integer("head_limit", { min: 0 }) ?? GREP_DEFAULT_LIMIT;
+  const asked = args.integer("head_limit", { min: 0 }) ?? GREP_TOOL_DEFAULT_LIMIT;
   const offset = args.integer("offset") ?? 0;
   // Context only means something for lines; elsewhere it is ignored, as Claude Code documents.
   const lined = mode === "content";
@@ -411,7 +411,7 @@ function readGrepArgs(args: Args): GrepRequest {
       after: lined ? after : undefined,
       before: lined ? before : undefined,
       outputMode: mode,
-      maxColumns: GREP_MAX_COLUMNS,
+      maxColumns: GREP_TOOL_MAX_COLUMNS,
       timeoutMs: GREP_TOOL_TIMEOUT_MS,
     },
   };

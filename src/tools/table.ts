@@ -21,8 +21,8 @@ import { deleteTool, renameTool } from "./files.js";
 import {
   FIND_DEFAULT_LIMIT,
   GLOB_DEFAULT_LIMIT,
-  GREP_DEFAULT_LIMIT,
-  GREP_MAX_COLUMNS,
+  GREP_TOOL_DEFAULT_LIMIT,
+  GREP_TOOL_MAX_COLUMNS,
   GREP_TOOL_TIMEOUT_MS,
   LIST_DEFAULT_LIMIT,
   LIST_MAX_DEPTH,
@@ -499,7 +499,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
   grep: defineTool({
     name: "grep",
     title: "Search file contents",
-    description: `Searches file contents with a regular expression in ripgrep's syntax (Rust's regex crate: \\pL, [[:alpha:]], (?i), Unicode \\w and \\b; syntax "javascript" for lookaround and backreferences; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. Unlike ripgrep, hidden files (dot-files such as .env, .github/) are searched. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file; -v inverts, -o shows only the matches, patterns adds alternatives, max_depth bounds the depth. At most ${GREP_DEFAULT_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_MAX_COLUMNS} characters. A search stops after ${GREP_TOOL_TIMEOUT_MS / 1000} s with what it found, flagged partial; files the regex runs too long on are skipped and listed.`,
+    description: `Searches file contents with a regular expression in ripgrep's syntax (Rust's regex crate: \\pL, [[:alpha:]], (?i), Unicode \\w and \\b; syntax "javascript" for lookaround and backreferences; fixed_strings for literal text), ripgrep's way: ignored files skipped, binary files skipped. Unlike ripgrep, hidden files (dot-files such as .env, .github/) are searched. output_mode "files_with_matches" (default) lists files, "content" shows path:line:text (with -A/-B/-C context), "count" shows matches per file; -v inverts, -o shows only the matches, patterns adds alternatives, max_depth bounds the depth. At most ${GREP_TOOL_DEFAULT_LIMIT} results by default (head_limit; 0 for all), then page with offset. Lines are cut at ${GREP_TOOL_MAX_COLUMNS} characters. A search stops after ${GREP_TOOL_TIMEOUT_MS / 1000} s with what it found, flagged partial; files the regex runs too long on are skipped and listed.`,
     input: z.object({
       pattern: z.string().describe("The regular expression (or literal text with fixed_strings)."),
       patterns: z
@@ -541,7 +541,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
         ),
       head_limit: count()
         .optional()
-        .describe(`Most results. Default ${GREP_DEFAULT_LIMIT}; 0 for all.`),
+        .describe(`Most results. Default ${GREP_TOOL_DEFAULT_LIMIT}; 0 for all.`),
       offset: count().optional().describe("Results to skip first. Default 0."),
     }),
     aliases: {

@@ -161,6 +161,10 @@ describe("grep input", () => {
     ]);
     await rejectsWith(grep("x", { path: root, type: "klingon" }), "INVALID_ARGUMENT");
     await rejectsWith(grep("x", { path: root, before: -1 }), "INVALID_ARGUMENT");
+    const renamed = { path: root, headLimit: 1 } as Parameters<typeof grep>[1];
+    expect(await rejectsWith(grep("x", renamed), "INVALID_ARGUMENT")).toContain(
+      "headLimit is now limit",
+    );
     await rejectsWith(grep("x", { path: join(root, "missing") }), "NOT_FOUND");
     await rejectsWith(grep("x", { path: root, signal: AbortSignal.abort() }), "ABORTED");
     expect((await grep("(unclosed", { path: root, fixedStrings: true })).lines).toEqual([]);

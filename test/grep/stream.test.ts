@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { getEventListeners } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -80,5 +81,23 @@ describe("grep while the walk lists the tree", () => {
       .map((line) => line.replace(/^\.\//, ""))
       .sort();
     expect(ours.lines.map((l) => `${l.path}:${l.line}:${l.text}`).sort()).toEqual(theirs);
+  });
+
+  it("leaves no listener on the caller's signal, whether it streamed, walked or answered live", async () => {
+    // One signal for many calls, as a long-lived caller (an MCP server's session) may keep.
+    const controller = new AbortController();
+    const { signal } = controller;
+    const calls: GrepOptions[] = [
+      {}, // walked, streamed while walking
+      { glob: "*.txt" }, // walked, not streamed (globs)
+      { cache: true, watch: true }, // live: the first call walks the tree, streamed
+      { cache: true, watch: true }, // live, from the watched tree: no walk, the index asked
+      { cache: true, watch: true, outputMode: "count" },
+    ];
+    for (const options of calls) {
+      const found = await grep("TOKEN", { path: root, signal, ...options });
+      expect(found.totalRecords, JSON.stringify(options)).toBe(40 * 12);
+      expect(getEventListeners(signal, "abort"), JSON.stringify(options)).toEqual([]);
+    }
   });
 });

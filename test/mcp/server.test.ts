@@ -21,8 +21,8 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import {
   FIND_DEFAULT_LIMIT,
   GLOB_DEFAULT_LIMIT,
-  GREP_DEFAULT_LIMIT,
-  GREP_MAX_COLUMNS,
+  GREP_TOOL_DEFAULT_LIMIT,
+  GREP_TOOL_MAX_COLUMNS,
   MAX_FILE_BYTES,
   MAX_RESULT_BYTES,
   READ_DEFAULT_LIMIT,
@@ -111,8 +111,8 @@ describe("tools/list", () => {
     has("read", `${MAX_RESULT_BYTES / 1024} KiB`);
     has("read", `${MAX_FILE_BYTES / (1024 * 1024)} MiB`);
     has("glob", GLOB_DEFAULT_LIMIT);
-    has("grep", GREP_DEFAULT_LIMIT);
-    has("grep", GREP_MAX_COLUMNS);
+    has("grep", GREP_TOOL_DEFAULT_LIMIT);
+    has("grep", GREP_TOOL_MAX_COLUMNS);
     has("find", FIND_DEFAULT_LIMIT);
     // The guard is stated where it applies.
     for (const name of ["write", "edit", "multi_edit", "delete"]) {

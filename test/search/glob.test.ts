@@ -140,6 +140,11 @@ describe("glob patterns", () => {
     await rejectsWith(glob("", { path: root }), "INVALID_PATTERN");
     await rejectsWith(glob("*", { path: root, limit: -1 }), "INVALID_ARGUMENT");
     await rejectsWith(glob("*", { path: root, offset: 1.5 }), "INVALID_ARGUMENT");
+    // The name the option had: refused, not quietly ignored (every match would come back).
+    const renamed = { path: root, maxResults: 1 } as Parameters<typeof glob>[1];
+    expect(await rejectsWith(glob("*", renamed), "INVALID_ARGUMENT")).toContain(
+      "maxResults is now limit",
+    );
     await rejectsWith(glob("*", { path: join(root, "missing") }), "NOT_FOUND");
   });
 });

@@ -2,7 +2,6 @@
  * What `freshfs grep` prints without searching: its help, and `--type-list`, rg 13's table of
  * file types byte for byte. Depends on the library's grep (its defaults, its types).
  */
-
 import { FILE_TYPES } from "../../scan/ignore/default-types.js";
 import { GREP_DEFAULT_TIMEOUT_MS, GREP_MAX_FILE_BYTES } from "../../search/grep/defaults.js";
 

@@ -11,7 +11,7 @@ import { byteForm, IgnoreFile, type PatternProblem } from "./pattern.js";
 const MAX_EXPANSIONS = 1024;
 
 /** `a{b,c}d` → `abd`, `acd` (nested too), as ripgrep's globs allow; escapes kept. */
-export function expandBraces(glob: string): string[] {
+function expandBraces(glob: string): string[] {
   let depth = 0;
   let open = -1;
   for (let i = 0; i < glob.length; i++) {

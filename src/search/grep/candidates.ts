@@ -109,13 +109,13 @@ export class Selection {
     for (const file of listing.skipped) {
       if (!this.within(file.path)) continue;
       const typed = types ? types.passes(file.path) : true;
-      const named = globs?.verdict(file.path) === "include";
+      const byGlob = globs?.verdict(file.path) === "include";
       const byType =
         (types?.selects(file.path) ?? false) &&
         file.hidden &&
         !file.ignored &&
         (globs?.passes(file.path) ?? true);
-      if (typed && (named || byType)) out.push(file.path);
+      if (typed && (byGlob || byType)) out.push(file.path);
     }
     return out.length === before ? out : out.sort(comparePaths);
   }

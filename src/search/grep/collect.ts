@@ -162,7 +162,7 @@ export class RecordSink {
     const { withoutMatch } = this.#options;
     // A file that was read and held no match; binary, unreadable or too large is not one.
     if (!outcome || outcome.kind === "none") {
-      if (withoutMatch) this.#record(() => this.#paths.push(path));
+      if (withoutMatch && this.#counted()) this.#paths.push(path);
       return !this.full;
     }
     switch (outcome.kind) {
@@ -261,12 +261,15 @@ export class RecordSink {
     }
   }
 
-  /** Counts one record, and keeps it (`keep`) when it falls in the page. */
-  #record(keep: () => void): void {
+  /** Whether the record counted last falls in the page (after `offset`, within `limit`). */
+  #inPage(): boolean {
+    return this.#records > this.#options.page.offset && this.#records <= this.#options.wanted;
+  }
+
+  /** Counts one record; whether it falls in the page, to be kept. */
+  #counted(): boolean {
     this.#records++;
-    if (this.#records > this.#options.page.offset && this.#records <= this.#options.wanted) {
-      keep();
-    }
+    return this.#inPage();
   }
 
   #hits(path: string, outcome: Extract<WorkerOutcome, { kind: "hits" }>): void {
@@ -278,11 +281,11 @@ export class RecordSink {
       return;
     }
     if (mode === "count") {
-      this.#record(() => this.#counts.push({ path, count: outcome.matches }));
+      if (this.#counted()) this.#counts.push({ path, count: outcome.matches });
       return;
     }
     if (mode !== "content") {
-      this.#record(() => this.#paths.push(path));
+      if (this.#counted()) this.#paths.push(path);
       return;
     }
     for (const record of outcome.lines) this.#line(path, record);
@@ -291,7 +294,7 @@ export class RecordSink {
     if (binaryAt !== undefined) {
       const stopped = binary === "quit";
       if (!stopped && outcome.lines.length === 0) this.#records++;
-      if (this.#records > this.#options.page.offset && this.#records <= this.#options.wanted) {
+      if (this.#inPage()) {
         const notice = { offset: binaryAt, stopped };
         this.#lines.push({ path, line: 0, text: "", match: !stopped, binary: notice });
       }
@@ -303,36 +306,24 @@ export class RecordSink {
     const { maxColumns, submatches, onlyMatching } = this.#options;
     const { line, text, match, spans } = record;
     if (!spans || !match) {
-      this.#record(() =>
-        this.#lines.push(
-          !spans || !submatches
-            ? { path, line, text: cut(text, maxColumns), match }
-            : {
-                path,
-                line,
-                text: cut(text, maxColumns),
-                match,
-                offset: spans.offset,
-                submatches: [],
-              },
-        ),
+      if (!this.#counted()) return;
+      const shown = cut(text, maxColumns);
+      this.#lines.push(
+        !spans || !submatches
+          ? { path, line, text: shown, match }
+          : { path, line, text: shown, match, offset: spans.offset, submatches: [] },
       );
     } else if (onlyMatching) {
       // Each match a line of its own (context lines stay whole, as rg's -o shows them).
       const bytes = byteOffsets(text, spans.at);
-      spans.texts.forEach((matched, k) => {
-        this.#record(() =>
-          this.#lines.push({
-            path,
-            line,
-            text: cut(matched, maxColumns),
-            match: true,
-            column: (bytes[2 * k] as number) + 1,
-          }),
-        );
-      });
-    } else {
-      this.#record(() => this.#lines.push(this.#detailed(path, line, text, spans)));
+      for (let k = 0; k < spans.texts.length; k++) {
+        if (!this.#counted()) continue;
+        const column = (bytes[2 * k] as number) + 1;
+        const shown = cut(spans.texts[k] as string, maxColumns);
+        this.#lines.push({ path, line, text: shown, match: true, column });
+      }
+    } else if (this.#counted()) {
+      this.#lines.push(this.#detailed(path, line, text, spans));
     }
   }
 

@@ -64,7 +64,7 @@ export function grepConfined(
  */
 export async function grepFiles(given: GrepOptions = {}): Promise<GrepResult> {
   const options = resolveGrepOptions([], { ...given, outputMode: "files_with_matches" });
-  aborted(options);
+  throwIfAborted(options);
   const target = resolveTarget(options.path, false);
   const found =
     target.kind === "file"
@@ -89,7 +89,7 @@ async function search(
   confined: boolean,
 ): Promise<GrepResult> {
   const options = resolveGrepOptions(pattern, given);
-  aborted(options);
+  throwIfAborted(options);
   const target = resolveTarget(options.path, confined);
   const settings = workerSettings(options, target);
   const sink = new RecordSink(options);
@@ -130,7 +130,6 @@ async function search(
     const feed = new FileFeed(reading.files);
     scheduled = await runSearch(settings, feed, sink.take, budget, reading.hints);
   } else {
-    streamed?.detach();
     sink.reading(found.candidates);
     const feed = new FileFeed(found.candidates);
     scheduled = await runSearch(settings, feed, sink.take, budget, NO_HINTS);
@@ -159,7 +158,6 @@ class StreamedSearch {
     this.#settings = settings;
     this.#sink = sink;
     this.#budget = budget;
-    budget.signal?.addEventListener("abort", this.#onAbort, { once: true });
   }
 
   get started(): boolean {
@@ -172,6 +170,11 @@ class StreamedSearch {
       const feed = new FileFeed(undefined);
       this.#feed = feed;
       this.#sink.reading(feed.files);
+      // Listened to only once the search runs: one that never starts leaves nothing behind on
+      // the caller's signal (which may serve many calls).
+      const signal = this.#budget.signal;
+      signal?.addEventListener("abort", this.#onAbort, { once: true });
+      if (signal?.aborted) this.#stop.abort();
       const budget = { ...this.#budget, signal: this.#stop.signal };
       this.#running = runSearch(this.#settings, feed, this.#sink.take, budget, NO_HINTS);
       // Awaited once the listing is complete; a failure meanwhile must not go unhandled.
@@ -196,7 +199,7 @@ class StreamedSearch {
     try {
       return await (this.#running as Promise<Scheduled>);
     } finally {
-      this.detach();
+      this.#detach();
     }
   }
 
@@ -204,15 +207,15 @@ class StreamedSearch {
   async abandon(): Promise<void> {
     this.#stop.abort();
     await this.#running?.catch(() => undefined);
-    this.detach();
+    this.#detach();
   }
 
-  detach(): void {
+  #detach(): void {
     this.#budget.signal?.removeEventListener("abort", this.#onAbort);
   }
 }
 
-function aborted(options: ResolvedGrep): void {
+function throwIfAborted(options: ResolvedGrep): void {
   if (options.signal?.aborted) throw new FreshfsError("ABORTED", "The search was aborted.");
 }
 
