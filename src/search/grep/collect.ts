@@ -7,9 +7,9 @@
  */
 import type { Freshness } from "../../scan/cache.js";
 import type { ListingAnswer, SearchProgress } from "../listing.js";
-import type { LineRecord, LineSpans } from "./engine.js";
+import type { LineSpans } from "./engine.js";
 import type { GrepOutputMode, ResolvedGrep } from "./options.js";
-import type { WorkerOutcome } from "./worker.js";
+import type { LineTable, WorkerOutcome } from "./worker.js";
 
 export interface GrepLine {
   readonly path: string;
@@ -288,12 +288,13 @@ export class RecordSink {
       if (this.#counted()) this.#paths.push(path);
       return;
     }
-    for (const record of outcome.lines) this.#line(path, record);
+    const table = outcome.lines;
+    for (let i = 0; i < table.line.length; i++) this.#line(path, table, i);
     // After the lines before its first NUL, rg's notice: it stopped there, or the file
     // matched (a notice that is the file's only record counts as one).
     if (binaryAt !== undefined) {
       const stopped = binary === "quit";
-      if (!stopped && outcome.lines.length === 0) this.#records++;
+      if (!stopped && table.line.length === 0) this.#records++;
       if (this.#inPage()) {
         const notice = { offset: binaryAt, stopped };
         this.#lines.push({ path, line: 0, text: "", match: !stopped, binary: notice });
@@ -301,10 +302,20 @@ export class RecordSink {
     }
   }
 
-  /** One line of a file's answer: as it is, one record per match (`-o`), or with its matches. */
-  #line(path: string, record: LineRecord): void {
+  /**
+   * Line `i` of a file's answer: as it is, one record per match (`-o`), or with its matches
+   * (placed by its spans, present with `spans`).
+   */
+  #line(path: string, table: LineTable, i: number): void {
     const { maxColumns, submatches, onlyMatching } = this.#options;
-    const { line, text, match, spans } = record;
+    const line = table.line[i] as number;
+    const text = table.text[i] as string;
+    const match = table.match[i] as boolean;
+    const spans: LineSpans | undefined = table.offset && {
+      offset: table.offset[i] as number,
+      at: table.at?.[i] ?? [],
+      texts: table.texts?.[i] ?? [],
+    };
     if (!spans || !match) {
       if (!this.#counted()) return;
       const shown = cut(text, maxColumns);

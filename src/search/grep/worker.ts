@@ -99,12 +99,44 @@ export interface WorkerRange {
   readonly branches: Readonly<Record<number, number>> | undefined;
 }
 
-export type WorkerOutcome =
-  | FileOutcome
+/**
+ * A file's lines as columns, an entry per line (the fields of `LineRecord`): what crosses to
+ * the caller's thread. Structured clone copies an object's keys with every object, so columns
+ * clone several times faster than an object a line (measured on 200,000 lines: 35 ms against
+ * 120-190 ms, and 56-94 ms for a tuple a line); on the kernel tree's 763,186 lines of `static`,
+ * a search took 13% longer with an object a line.
+ */
+export interface LineTable {
+  readonly line: number[];
+  readonly text: string[];
+  readonly match: boolean[];
+  /** With `spans`: each line's `LineSpans`, a column a field. */
+  readonly offset?: number[];
+  readonly at?: (readonly number[])[];
+  readonly texts?: (readonly string[])[];
+}
+
+/** A file that was not searched, and why. */
+type Unsearched =
   | { readonly kind: "too-large"; readonly size: number }
   | { readonly kind: "unreadable"; readonly code: string }
   /** The regex itself failed on the file (a stack overflow on a deeply nested match). */
   | { readonly kind: "failed"; readonly message: string };
+
+/** What searching one file gave, in the worker. */
+type Outcome = FileOutcome | Unsearched;
+
+/** A file's outcome as the caller's thread receives it: its lines in columns. */
+export type WorkerOutcome =
+  | Exclude<FileOutcome, { kind: "hits" }>
+  | {
+      readonly kind: "hits";
+      readonly matches: number;
+      readonly lines: LineTable;
+      /** `quit` or `report`: the offset of the file's first NUL (it is binary). */
+      readonly binaryAt?: number;
+    }
+  | Unsearched;
 
 /** The worker's answer to "stop": it is idle again, ready for another range. */
 export const STOPPED = "stopped";
@@ -150,7 +182,7 @@ const KEPT_BYTES = 1024 * 1024;
  * regex gets stuck on before it names it. Where /proc is missing, nothing is checked.
  */
 
-function failed(error: unknown): WorkerOutcome {
+function failed(error: unknown): Unsearched {
   return { kind: "unreadable", code: (error as NodeJS.ErrnoException).code ?? "EIO" };
 }
 
@@ -158,7 +190,7 @@ function failed(error: unknown): WorkerOutcome {
  * Reads the open file `fd` into the scratch buffer. The descriptor stays open: a worker
  * terminated in a runaway regex has it closed by Node (`trackUnmanagedFds`).
  */
-function read(fd: number, maxFileSize: number): Buffer | WorkerOutcome {
+function read(fd: number, maxFileSize: number): Buffer | Unsearched {
   try {
     const first = readSync(fd, scratch, 0, scratch.length, 0);
     // A short read is the whole file.
@@ -197,7 +229,7 @@ function searchStretches(
   stretches: readonly number[],
   serving: Prepared,
   engine: EngineSettings,
-): WorkerOutcome {
+): Outcome {
   const { settings } = serving;
   const limit = settings.mode === "files_with_matches" ? 1 : settings.maxCount;
   const lines: LineRecord[] = [];
@@ -244,7 +276,7 @@ function searchFile(
   current: Int32Array,
   stretches: readonly number[] | undefined,
   branches: number | undefined,
-): WorkerOutcome {
+): Outcome {
   const { settings } = serving;
   let engine = branches === undefined ? serving.engine : engineFor(serving, branches);
   let fd: number;
@@ -259,7 +291,7 @@ function searchFile(
   }
   Atomics.store(current, 1, fd);
   try {
-    let outcome: WorkerOutcome;
+    let outcome: Outcome;
     try {
       if (stretches) outcome = searchStretches(fd, stretches, serving, engine);
       else {
@@ -449,10 +481,31 @@ function search(range: WorkerRange, port: MessagePort, current: Int32Array): voi
       range.stretches?.[i],
       range.branches?.[i],
     );
-    if (outcome.kind !== "none") results.push({ index: i, outcome });
+    if (outcome.kind !== "none") results.push({ index: i, outcome: forTransfer(outcome) });
   }
   Atomics.store(current, 0, -1);
   flush(end, true);
+}
+
+/** A file's outcome as it crosses to the caller's thread: its lines in columns. */
+function forTransfer(outcome: Outcome): WorkerOutcome {
+  if (outcome.kind !== "hits") return outcome;
+  const records = outcome.lines;
+  const table = {
+    line: records.map((record) => record.line),
+    text: records.map((record) => record.text),
+    match: records.map((record) => record.match),
+  };
+  const spans = records[0]?.spans === undefined ? undefined : records.map((r) => r.spans);
+  const lines: LineTable = spans
+    ? {
+        ...table,
+        offset: spans.map((one) => one?.offset ?? 0),
+        at: spans.map((one) => one?.at ?? []),
+        texts: spans.map((one) => one?.texts ?? []),
+      }
+    : table;
+  return { ...outcome, lines };
 }
 
 /** The worker goes idle in the pool: it lets go of the last search's settings and grown buffer. */
