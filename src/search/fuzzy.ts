@@ -12,6 +12,7 @@
 import { FreshfsError } from "../errors.js";
 import { resolveScanRoot, type ScanEntry } from "../scan/walk.js";
 import {
+  cheapRequest,
   checkedOptions,
   type ListingAnswer,
   type ListingOptions,
@@ -346,15 +347,7 @@ export async function fuzzyFind(
     return { matches: picked, total: matched.length };
   };
 
-  const request = {
-    root,
-    policy,
-    cache: options.cache ?? false,
-    watch: options.watch,
-    cheap: true,
-    signal: options.signal,
-    onProgress: options.onProgress,
-  };
+  const request = cheapRequest(root, policy, options);
   // An empty query ranks nothing: the listing's first entries, in path order, as fzf shows them.
   const found =
     terms.length === 0

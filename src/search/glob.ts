@@ -11,6 +11,7 @@ import type { ScanResult } from "../scan/cache.js";
 import { explainPath } from "../scan/explain.js";
 import { indexByExtension, resolveScanRoot, ScanEntry } from "../scan/walk.js";
 import {
+  cheapRequest,
   checkedOptions,
   type ListingAnswer,
   type ListingOptions,
@@ -320,15 +321,7 @@ export async function glob(pattern: string, given: GlobOptions = {}): Promise<Gl
     found = { value: { paths: [], entries: [] }, freshness: "walked", unwatched: undefined };
   } else {
     found = await searchListing(
-      {
-        root,
-        policy,
-        cache: options.cache ?? false,
-        watch: options.watch,
-        cheap: true,
-        signal: options.signal,
-        onProgress: options.onProgress,
-      },
+      cheapRequest(root, policy, options),
       (listing) => filter(listing, ""),
       (matches) => matches.paths.length === 0,
     );

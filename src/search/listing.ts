@@ -37,6 +37,26 @@ export interface ListingRequest {
   readonly onListed?: ((entries: readonly ScanEntry[]) => void) | undefined;
 }
 
+/**
+ * The request of a cheap search (glob, fuzzy find) over `root`'s listing, as `options` ask for
+ * it: the cache and the live tree when asked, progress and the signal passed on.
+ */
+export function cheapRequest(
+  root: string,
+  policy: ScanPolicy,
+  options: ListingOptions,
+): ListingRequest {
+  return {
+    root,
+    policy,
+    cache: options.cache ?? false,
+    watch: options.watch,
+    cheap: true,
+    signal: options.signal,
+    onProgress: options.onProgress,
+  };
+}
+
 /** Where a long search is, for a person waiting on it (a CLI's progress line). */
 export interface SearchProgress {
   /** `walk`: listing the tree; `search`: reading files (grep). */
