@@ -133,16 +133,12 @@ function buildCorpus(): string {
 }
 
 /**
- * Runs ../shared/bench/make-linux-corpus.sh (minutes; Debian's linux-source-6.1, installed with
+ * Runs bench/make-linux-corpus.sh (minutes; Debian's linux-source-6.1, installed with
  * apt-get if missing) into bench/.scratch, renamed to bench/.linux only once complete, as
  * buildCorpus does; both places are gitignored.
  */
 function buildLinuxCorpus(): void {
-  const script = resolve(repo, "..", "shared", "bench", "make-linux-corpus.sh");
-  if (!existsSync(script)) {
-    console.error(`bench: no Linux corpus at ${LINUX_CORPUS_DIR}, and no ${script} to build it.`);
-    process.exit(1);
-  }
+  const script = resolve(repo, "bench", "make-linux-corpus.sh");
   const partial = join(repo, "bench", ".scratch", "linux.partial");
   console.error(
     `bench: no Linux corpus yet; building ${LINUX_CORPUS_DIR} with ${script} (extracts Debian's linux-source-6.1, installing the package with apt-get if it is missing, which needs root; a few minutes)…`,

@@ -1,7 +1,7 @@
 /**
  * grep on the Linux kernel against rg (issue 15), as ripgrep's own benchmark suite measures it:
  * its nine Linux patterns on Debian's linux-source-6.1 as a git repository (`bench/.linux`,
- * built by `../shared/bench/make-linux-corpus.sh`), three ways, each beside rg in the same run:
+ * built by `bench/make-linux-corpus.sh`), three ways, each beside rg in the same run:
  * the CLI as a process (wall time and peak RSS, Node's start included) against rg as one; the
  * library in this process cold (the listing walked every call) and warm (the live tree). Every
  * way's matching lines are compared with rg's. Then the content index: what it holds, and what one
@@ -113,7 +113,7 @@ function skipped(): SuiteResult {
   return {
     heading: HEADING,
     method: METHOD,
-    body: "**Skipped**: the kernel tree `bench/.linux` is not built. `npm run bench -- linux` builds it (with `../shared/bench/make-linux-corpus.sh`, from Debian's `linux-source-6.1` package, which it installs with apt-get when it is missing: root, a few minutes) and runs this suite; a full `npm run bench` then includes it.",
+    body: "**Skipped**: the kernel tree `bench/.linux` is not built. `npm run bench -- linux` builds it (with `bench/make-linux-corpus.sh`, from Debian's `linux-source-6.1` package, which it installs with apt-get when it is missing: root, a few minutes) and runs this suite; a full `npm run bench` then includes it.",
     charts: [],
     reading: [],
     missing: [],
@@ -862,7 +862,7 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
 
 const METHOD = `ripgrep's own benchmark suite's Linux patterns (its \`linux_*\` benchmarks), on its
 corpus: the Linux kernel, Debian's \`linux-source-6.1\` as a git repository (\`bench/.linux\`,
-built by \`../shared/bench/make-linux-corpus.sh\`), searched with rg's defaults there (ignore files
+built by \`bench/make-linux-corpus.sh\`), searched with rg's defaults there (ignore files
 honoured, hidden files skipped; freshfs given \`hidden: false\`, and its 16 MiB file-size bound
 raised, since rg has none, so that both search the same files). Three ways, each beside rg: **CLI**
 is \`node dist/cli/main.js grep\` spawned as a process, against \`rg -n --no-heading --with-filename\`
