@@ -72,6 +72,7 @@ export {
 } from "./search/grep/grep.js";
 export type { ListingAnswer, ListingOptions, SearchProgress } from "./search/listing.js";
 export { type PathLockOptions, withPathLock } from "./state/lock.js";
+export type { ReadWindow } from "./state/records.js";
 export {
   type CheckEditOptions,
   type EditState,

@@ -7,17 +7,27 @@
  */
 import type { Fingerprint } from "./snapshot.js";
 
-export interface ReadRecord {
+/** What a read was: the window shown and what the file held then. */
+export interface ReadWindow {
+  readonly offset: number;
+  /** 0 = to the end. */
+  readonly limit: number;
+  /** The window left lines of the file unseen. */
+  readonly partial: boolean;
+  /** Lines in the file as read; undefined when the bytes were not known. */
+  readonly lines: number | undefined;
+  /** Wall clock (ms) when the read was recorded. */
+  readonly readAt: number;
+  /** SHA-256 (hex) of the whole file as read; undefined when the bytes were not known. */
+  readonly hash: string | undefined;
+  /** Bytes in the file as read, when known. */
+  readonly size: number | undefined;
+}
+
+export interface ReadRecord extends ReadWindow {
   readonly key: string;
   /** Order of the calls that recorded reads: a slow early read never replaces a later one. */
   readonly seq: number;
-  readonly offset: number;
-  readonly limit: number;
-  readonly partial: boolean;
-  readonly lines: number | undefined;
-  readonly readAt: number;
-  readonly hash: string | undefined;
-  readonly size: number | undefined;
   /** Stat data known to describe the bytes behind `hash`; undefined when not known. */
   fingerprint: Fingerprint | undefined;
   /** `fingerprint` was taken too close to the file's last change to be trusted alone. */

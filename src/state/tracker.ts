@@ -25,7 +25,7 @@ import {
   uncheckedWarning,
 } from "./messages.js";
 import { observeContent, observeFile } from "./observe.js";
-import { type ReadRecord, ReadRecords } from "./records.js";
+import { type ReadRecord, ReadRecords, type ReadWindow } from "./records.js";
 import {
   describeNonFile,
   type Fingerprint,
@@ -100,22 +100,9 @@ export interface CheckEditOptions {
 }
 
 /** The latest read of a path, as `latest()` reports it. */
-export interface ReadEntry {
+export interface ReadEntry extends ReadWindow {
   /** Canonical absolute path (symlinks resolved). */
   readonly path: string;
-  readonly offset: number;
-  /** 0 = to the end. */
-  readonly limit: number;
-  /** The window left lines of the file unseen. */
-  readonly partial: boolean;
-  /** Lines in the file as read; undefined when the bytes were not known. */
-  readonly lines: number | undefined;
-  /** Wall clock (ms) when the read was recorded. */
-  readonly readAt: number;
-  /** SHA-256 (hex) of the whole file as read; undefined when the bytes were not known. */
-  readonly hash: string | undefined;
-  /** Bytes in the file as read, when known. */
-  readonly size: number | undefined;
   /** mtime of those bytes, when the stat data is known to describe them. */
   readonly mtimeMs: number | undefined;
 }
