@@ -137,8 +137,7 @@ function ensureBuilt(): void {
   });
   if (!stale) return;
   progress("dist/ is older than src/: building it (npm run build)…");
-  const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
-  const built = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
+  const built = spawnSync("npm", ["run", "build"], {
     cwd: repo,
     stdio: ["ignore", "inherit", "inherit"],
   });
@@ -224,7 +223,13 @@ function runProcess(
     const child = execFile(
       file,
       argv,
-      { cwd, encoding: "buffer", maxBuffer: MAX_OUTPUT },
+      // The CLI column is a search in its own process, as with rg: not through a daemon.
+      {
+        cwd,
+        encoding: "buffer",
+        maxBuffer: MAX_OUTPUT,
+        env: { ...process.env, FRESHFS_DAEMON: "0" },
+      },
       (error, stdout, stderr) => {
         const code = (error as { code?: unknown } | null)?.code;
         if (error && typeof code !== "number") {

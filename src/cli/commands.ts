@@ -7,13 +7,11 @@
 import { existsSync, lstatSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 // Each from its own module, not the public index: a one-shot command loads what it runs (the
-// agent tools, diffs and the MCP schemas stay unloaded: ~20 ms of every start).
+// agent tools, diffs and the MCP schemas stay unloaded: ~20 ms of every start). The searches
+// themselves go through `backend` (the daemon, or the library loaded for the call).
 import { FreshfsError } from "../errors.js";
 import { encodeName, fsPath, hasEscapedBytes } from "../io/bytes.js";
-import { forceRescan } from "../scan/cache.js";
-import { explainPath } from "../scan/explain.js";
-import { fuzzyFind } from "../search/fuzzy.js";
-import { glob } from "../search/glob.js";
+import type { SearchBackend } from "./backend.js";
 import { ProgressLine } from "./progress.js";
 
 export interface Common {
@@ -49,21 +47,20 @@ export async function withProgress<T>(
   }
 }
 
-export async function filesCommand(dir: string | undefined, common: Common): Promise<number> {
-  const root = dir ?? ".";
+export async function filesCommand(
+  dir: string | undefined,
+  common: Common,
+  backend: SearchBackend,
+): Promise<number> {
   const listing = await withProgress("listing", (progress) =>
-    forceRescan(
-      root,
-      { includeHidden: common.hidden, useGitignore: !common.noIgnore },
-      {
-        onProgress: (walk) =>
-          progress.update({ phase: "walk", done: walk.entries, total: undefined }),
-      },
+    backend.files(
+      { path: dir ?? ".", hidden: common.hidden, gitignore: !common.noIgnore },
+      progress.update,
     ),
   );
-  let files = listing.entries.filter((entry) => entry.type === "file").map((entry) => entry.path);
+  let files = listing.files;
   if (common.limit !== undefined) files = files.slice(0, common.limit);
-  if (common.json) json({ root: listing.root, files, warnings: listing.warnings });
+  if (common.json) json({ root: listing.root, files, warnings: listing.warnings ?? [] });
   else out(files, common.nul);
   return 0;
 }
@@ -72,9 +69,10 @@ export async function globCommand(
   pattern: string,
   dir: string | undefined,
   common: Common,
+  backend: SearchBackend,
 ): Promise<number> {
   const result = await withProgress("glob", (progress) =>
-    glob(pattern, {
+    backend.glob(pattern, {
       path: dir,
       hidden: common.hidden,
       gitignore: !common.noIgnore,
@@ -92,9 +90,10 @@ export async function findCommand(
   query: string,
   dir: string | undefined,
   common: Common,
+  backend: SearchBackend,
 ): Promise<number> {
   const result = await withProgress("find", (progress) =>
-    fuzzyFind(query, {
+    backend.fuzzyFind(query, {
       path: dir,
       hidden: common.hidden,
       gitignore: !common.noIgnore,
@@ -148,7 +147,11 @@ function isDirectoryThroughLink(path: string): boolean {
 }
 
 /** `freshfs why PATH`: git check-ignore's answer with its reason, plus the walker's own rules. */
-export function whyCommand(path: string, common: Common): number {
+export async function whyCommand(
+  path: string,
+  common: Common,
+  backend: SearchBackend,
+): Promise<number> {
   const absolute = resolve(path);
   // git check-ignore answers from the repository of the cwd: a file in a repository nested
   // under one of its ignored directories is ignored there.
@@ -166,7 +169,7 @@ export function whyCommand(path: string, common: Common): number {
     // A path that does not exist can still be asked about, as with git check-ignore.
   }
   const names = rel.split("/");
-  const explanation = rel === "" ? undefined : explainPath(root, rel, isDir);
+  const explanation = rel === "" ? undefined : await backend.explain(root, rel, isDir);
   const lines: string[] = [];
   const shown = isAbsolute(path) ? absolute : path;
   if (names.includes(".git")) {

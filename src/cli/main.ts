@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 /**
- * The `freshfs` command: files, glob, find, grep and why from a shell, and `mcp`, the MCP
- * server on stdio. Depends on the library's public surface and on `mcp/`.
+ * The `freshfs` command: files, glob, find, grep and why from a shell (answered by the user's
+ * daemon, `daemon/`, unless --no-daemon), `mcp`, the MCP server on stdio, and `daemon`.
+ * Depends on `cli/backend`, `daemon/` and (lazily) `mcp/`.
  *
  * Exit status as ripgrep's: 0 when something was found, 1 when nothing was, 2 on an error,
  * which is one line on stderr naming the input that was wrong.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { DEFAULT_IDLE_MS } from "../daemon/protocol.js";
 import { FreshfsError } from "../errors.js";
 import { decodeName } from "../io/bytes.js";
 import { packageVersion } from "../version.js";
+import { daemonWanted, type SearchBackend, searchBackend } from "./backend.js";
 import {
   badInput,
   type Common,
@@ -26,6 +29,7 @@ const COMMON_HELP = `Common options:
   --limit N       print at most N results
   --json          print one JSON document with the structured result
   -0, --null      end each path with NUL, not a line break (names may hold one)
+  --no-daemon     search in this process, not through the user's daemon (FRESHFS_DAEMON=0)
   -h, --help      show help`;
 
 const HELP: Record<string, string> = {
@@ -38,6 +42,7 @@ Usage:
   freshfs grep PATTERN [PATH...] search file contents (ripgrep's flags and output)
   freshfs why PATH               is PATH ignored, and by which file, line and pattern
   freshfs mcp [--root DIR ...]   the MCP server on stdio (agent file tools)
+  freshfs daemon [ACTION]        the daemon that keeps trees live for every command (status)
   freshfs --version
 
 Run 'freshfs COMMAND --help' for a command's options.
@@ -83,6 +88,24 @@ Options:
   --root DIR      a directory the tools may use; repeatable
   -h, --help      show help
 `,
+  daemon: `Usage: freshfs daemon [run | start | stop | status] [options]
+
+The user's daemon: one process (per user and environment) that keeps the trees the commands
+search live (watched, with their content indexes), so that files, glob, find, grep and why
+answer from memory. Commands start it when it is not running; it exits after ${DEFAULT_IDLE_MS / 60_000} minutes
+with no client. It listens on a socket in the user's runtime directory (mode 0700).
+
+  run             run it in the foreground (what commands start)
+  start           make sure it runs; print its process id
+  stop            stop it (running searches are answered first)
+  status          its roots, watches, content indexes, memory and clients
+
+Options:
+  --idle-ms N     exit after N ms with no client (FRESHFS_DAEMON_IDLE_MS)
+  --socket PATH   another socket than this user's and environment's
+  --json          status as one JSON document
+  -h, --help      show help
+`,
 };
 
 const OPTIONS = {
@@ -94,6 +117,9 @@ const OPTIONS = {
   json: { type: "boolean" },
   null: { type: "boolean", short: "0" },
   root: { type: "string", multiple: true },
+  "no-daemon": { type: "boolean" },
+  socket: { type: "string" },
+  "idle-ms": { type: "string" },
 } as const;
 
 function number(value: string | undefined, flag: string): number | undefined {
@@ -117,6 +143,28 @@ function operands(
     );
   }
   return [first, second];
+}
+
+/** files, glob, find or why, answered by `backend`. */
+function searchCommand(
+  command: string,
+  positionals: readonly string[],
+  common: Common,
+  backend: SearchBackend,
+): Promise<number> {
+  switch (command) {
+    case "files": {
+      if (positionals.length > 1)
+        throw badInput(`files takes at most one DIR; '${positionals[1]}' is one too many.`);
+      return filesCommand(positionals[0], common, backend);
+    }
+    case "glob":
+      return globCommand(...operands("glob", positionals, "PATTERN", "DIR"), common, backend);
+    case "find":
+      return findCommand(...operands("find", positionals, "QUERY", "DIR"), common, backend);
+    default:
+      return whyCommand(operands("why", positionals, "PATH")[0], common, backend);
+  }
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -143,6 +191,9 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command !== "mcp" && values.root !== undefined) {
     throw badInput(`--root is an mcp option; ${command} takes the directory as an operand.`);
   }
+  if (command !== "daemon" && (values.socket !== undefined || values["idle-ms"] !== undefined)) {
+    throw badInput(`--socket and --idle-ms are daemon options, not ${command}'s.`);
+  }
   const common: Common = {
     hidden: values.hidden ?? false,
     noIgnore: values["no-ignore"] ?? false,
@@ -150,18 +201,25 @@ async function main(argv: readonly string[]): Promise<number> {
     json: values.json ?? false,
     nul: values.null ?? false,
   };
-  switch (command) {
-    case "files": {
-      if (positionals.length > 1)
-        throw badInput(`files takes at most one DIR; '${positionals[1]}' is one too many.`);
-      return filesCommand(positionals[0], common);
+  if (command === "daemon") {
+    if (positionals.length > 1)
+      throw badInput(`daemon takes one ACTION; '${positionals[1]}' is one too many.`);
+    const { daemonCommand } = await import("./daemon.js");
+    return daemonCommand(positionals[0], {
+      socket: values.socket,
+      idleMs: number(values["idle-ms"], "--idle-ms"),
+      json: common.json,
+    });
+  }
+  if (command !== "mcp") {
+    const backend = await searchBackend(daemonWanted(values["no-daemon"] ?? false));
+    try {
+      return await searchCommand(command, positionals, common, backend);
+    } finally {
+      backend.close();
     }
-    case "glob":
-      return globCommand(...operands("glob", positionals, "PATTERN", "DIR"), common);
-    case "find":
-      return findCommand(...operands("find", positionals, "QUERY", "DIR"), common);
-    case "why":
-      return whyCommand(operands("why", positionals, "PATH")[0], common);
+  }
+  switch (command) {
     case "mcp": {
       if (positionals.length > 0)
         throw badInput(`mcp takes its directories as --root DIR, not '${positionals[0]}'.`);

@@ -18,7 +18,7 @@ import {
 } from "../scan/cache.js";
 import { resolveScanRoot } from "../scan/walk.js";
 import { FsWatchBackend, type WatchBackend } from "./backend.js";
-import { LiveTree } from "./tree.js";
+import { type LiveStatus, LiveTree } from "./tree.js";
 
 /** The live trees' bounds (environment variables, or `configureLiveTrees`). */
 export interface LiveTreePolicy {
@@ -277,6 +277,19 @@ export class LiveTrees {
     this.#trees.clear();
   }
 
+  /** Each tree kept: its key, state and size, for `freshfs daemon status`. */
+  describe(): LiveTreeInfo[] {
+    return [...this.#trees.values()].map((tree) => ({
+      root: tree.root,
+      hidden: tree.includeHidden,
+      gitignore: tree.useGitignore,
+      status: tree.status,
+      entries: tree.size,
+      directories: tree.watchCount,
+      bytes: tree.bytes,
+    }));
+  }
+
   /** What is watched: for tests and `freshfs` diagnostics. */
   get stats(): { trees: number; watches: number; bytes: number; entries: number } {
     let bytes = 0;
@@ -288,6 +301,20 @@ export class LiveTrees {
     const watches = this.#backend?.watchCount ?? 0;
     return { trees: this.#trees.size, watches, bytes, entries };
   }
+}
+
+/** One live tree, as `LiveTrees.describe` reports it. */
+export interface LiveTreeInfo {
+  readonly root: string;
+  readonly hidden: boolean;
+  readonly gitignore: boolean;
+  readonly status: LiveStatus;
+  /** Entries listed. */
+  readonly entries: number;
+  /** Directories watched. */
+  readonly directories: number;
+  /** The listing's estimated bytes (the live trees' budget counts them). */
+  readonly bytes: number;
 }
 
 /** The process's live trees. */

@@ -84,6 +84,8 @@ export interface GrepArgs {
   contextSeparator: string | undefined;
   fieldMatchSeparator: string;
   fieldContextSeparator: string;
+  /** `--no-daemon`: search in this process, not through the user's daemon (freshfs's flag). */
+  noDaemon: boolean;
   help: boolean;
 }
 
@@ -214,6 +216,8 @@ const FLAGS: readonly Flag[] = [
   { long: ["json"], set: { json: true } },
   { long: ["no-json"], set: { json: false } },
   { long: ["json-result"], set: { jsonResult: true } },
+  { long: ["no-daemon"], set: { noDaemon: true } },
+  { long: ["daemon"], set: { noDaemon: false } },
   { long: ["sort"], value: true, act: sort(false) },
   { long: ["sortr"], value: true, act: sort(true) },
   {
@@ -474,6 +478,7 @@ function emptyGrepArgs(): GrepArgs {
     contextSeparator: "--",
     fieldMatchSeparator: ":",
     fieldContextSeparator: "-",
+    noDaemon: false,
     help: false,
   };
 }

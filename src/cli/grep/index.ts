@@ -3,15 +3,14 @@
  * into the library's options and the printer's settings (`options`), one search per path, the
  * files in the order `--sort` asks (`sort`), printed as rg prints (`print`, `json`), and rg's
  * exit status: 0 found, 1 not, 2 an error or a search stopped at its timeout. Loaded by `main`
- * only for grep. Depends on the library's grep and `commands` (the progress line, how a path
- * operand is named, errors).
+ * only for grep. The searches go to `backend` (the daemon, or the library loaded for the call).
+ * Depends on `backend` and `commands` (the progress line, how a path operand is named, errors).
  */
 import { FreshfsError } from "../../errors.js";
 import { encodeName, hasEscapedBytes } from "../../io/bytes.js";
-import { grep, grepFiles } from "../../search/grep/grep.js";
+import { type SearchBackend, searchBackend } from "../backend.js";
 import { badInput, isFileOperand, namer, withProgress } from "../commands.js";
 import { parseGrepArgs } from "./args.js";
-import { GREP_HELP, typeList } from "./help.js";
 import { printJsonLines, printJsonResult } from "./json.js";
 import { type GrepPlan, pathOptions, planGrep } from "./options.js";
 import type { PathResult } from "./path-result.js";
@@ -21,18 +20,23 @@ import { fileSorter } from "./sort.js";
 /** Runs `freshfs grep` with its arguments; returns the exit status. */
 export async function grepMain(argv: readonly string[]): Promise<number> {
   const args = parseGrepArgs(argv);
-  if (args.help) {
-    process.stdout.write(GREP_HELP);
-    return 0;
-  }
-  if (args.typeList) {
-    process.stdout.write(typeList());
+  if (args.help || args.typeList) {
+    // The help and rg's table of types are loaded for them only.
+    const { GREP_HELP, typeList } = await import("./help.js");
+    process.stdout.write(args.help ? GREP_HELP : typeList());
     return 0;
   }
   const plan = planGrep(args);
   const started = performance.now();
   const sortFiles = fileSorter(plan.sort, plan.paths);
-  const { searched, failed } = await searchEach(plan);
+  const backend = await searchBackend(plan.daemon);
+  let searchedEach: { searched: PathResult[]; failed: boolean };
+  try {
+    searchedEach = await searchEach(plan, backend);
+  } finally {
+    backend.close();
+  }
+  const { searched, failed } = searchedEach;
   const results = sortFiles(searched);
 
   if (plan.printer === "json-result") {
@@ -65,7 +69,10 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
  * searched does not stop the others, as with rg: it is named on stderr and the status says so;
  * the only path given fails the command.
  */
-async function searchEach(plan: GrepPlan): Promise<{ searched: PathResult[]; failed: boolean }> {
+async function searchEach(
+  plan: GrepPlan,
+  backend: SearchBackend,
+): Promise<{ searched: PathResult[]; failed: boolean }> {
   const searched: PathResult[] = [];
   let failed = false;
   for (const path of plan.paths) {
@@ -74,7 +81,9 @@ async function searchEach(plan: GrepPlan): Promise<{ searched: PathResult[]; fai
       const options = pathOptions(plan, path, file);
       const result = await withProgress(plan.listFiles ? "files" : "grep", (progress) => {
         const reporting = { ...options, onProgress: progress.update };
-        return plan.listFiles ? grepFiles(reporting) : grep(plan.patterns, reporting);
+        return plan.listFiles
+          ? backend.grepFiles(reporting)
+          : backend.grep(plan.patterns, reporting);
       });
       searched.push({ result, name: namer(path, file) });
     } catch (error) {

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { GrepOptions } from "../../search/grep/grep.js";
+import { daemonWanted } from "../backend.js";
 import { badInput } from "../commands.js";
 import type { FileSort, GrepArgs } from "./args.js";
 
@@ -54,6 +55,8 @@ export interface GrepPlan {
   readonly noMessages: boolean;
   /** `--timeout` as given, to say which timeout stopped a search. */
   readonly timeoutMs: number | undefined;
+  /** Search through the user's daemon (not with `--no-daemon` or FRESHFS_DAEMON=0). */
+  readonly daemon: boolean;
   /** The options of every path's search but the path and its binary mode (`pathOptions`). */
   readonly search: Omit<GrepOptions, "path" | "binary">;
   /**
@@ -90,6 +93,7 @@ export function planGrep(args: GrepArgs): GrepPlan {
     quiet: args.quiet,
     noMessages: args.noMessages,
     timeoutMs: args.timeoutMs,
+    daemon: daemonWanted(args.noDaemon),
     search: searchOptions(args, print),
     binary: binaryModes(args),
   };

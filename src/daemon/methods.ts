@@ -1,0 +1,161 @@
+/**
+ * What the daemon answers: the library's searches over live trees (watched after the first
+ * call, synchronized with the watcher at each call, their content indexes built in the
+ * background), the walker's explanation of a path, its own status, and a stop. Parameters come
+ * from another process: each is checked for shape here, and the library checks the rest as it
+ * checks any caller's. Depends on the library (`index`), `live/registry` (what is watched) and
+ * `daemon/protocol`.
+ */
+import {
+  contentIndexStats,
+  explainPath,
+  FreshfsError,
+  type FuzzyFindOptions,
+  fuzzyFind,
+  type GlobOptions,
+  type GrepOptions,
+  glob,
+  grep,
+  grepFiles,
+  type SearchProgress,
+} from "../index.js";
+import { type LiveTreeInfo, liveTrees } from "../live/registry.js";
+
+/** The daemon as its methods see it. */
+export interface DaemonState {
+  readonly started: number;
+  readonly pid: number;
+  readonly build: string;
+  readonly version: string;
+  readonly socket: string;
+  readonly clients: () => number;
+  requests: number;
+  readonly stop: () => void;
+}
+
+export interface MethodContext {
+  readonly signal: AbortSignal;
+  readonly progress: (progress: SearchProgress) => void;
+  readonly state: DaemonState;
+}
+
+type Method = (params: unknown, context: MethodContext) => Promise<unknown>;
+
+/** What `freshfs daemon status` shows. */
+export interface DaemonStatus {
+  readonly pid: number;
+  readonly build: string;
+  readonly version: string;
+  readonly socket: string;
+  readonly uptimeMs: number;
+  readonly clients: number;
+  readonly requests: number;
+  readonly roots: readonly (LiveTreeInfo & {
+    readonly indexedFiles: number;
+    readonly indexBytes: number;
+  })[];
+  readonly memory: { readonly rss: number; readonly heapUsed: number };
+}
+
+function invalid(message: string): FreshfsError {
+  return new FreshfsError("INVALID_ARGUMENT", `daemon: ${message}`);
+}
+
+function record(params: unknown, method: string): Record<string, unknown> {
+  if (typeof params !== "object" || params === null || Array.isArray(params)) {
+    throw invalid(`${method} takes an object of parameters.`);
+  }
+  return params as Record<string, unknown>;
+}
+
+function text(value: unknown, name: string): string {
+  if (typeof value !== "string") throw invalid(`${name} must be a string.`);
+  return value;
+}
+
+/**
+ * A search's options as the daemon runs it: what the client asked, over the live tree (the
+ * reason the daemon exists), with this request's cancellation and progress.
+ */
+function live<T extends GrepOptions | GlobOptions | FuzzyFindOptions>(
+  options: unknown,
+  context: MethodContext,
+): T {
+  const given = options === undefined ? {} : record(options, "options");
+  if (typeof given.path !== "string") throw invalid("options.path must be an absolute path.");
+  return {
+    ...given,
+    cache: true,
+    watch: true,
+    signal: context.signal,
+    onProgress: context.progress,
+  } as T;
+}
+
+export const METHODS: Readonly<Record<string, Method>> = {
+  async grep(params, context) {
+    const { patterns, options } = record(params, "grep");
+    const list = typeof patterns === "string" ? patterns : (patterns as string[]);
+    if (!Array.isArray(list) && typeof list !== "string") {
+      throw invalid("patterns must be a string or a list of them.");
+    }
+    return grep(list, live<GrepOptions>(options, context));
+  },
+
+  async grepFiles(params, context) {
+    return grepFiles(live<GrepOptions>(record(params, "grepFiles").options, context));
+  },
+
+  async glob(params, context) {
+    const { pattern, options } = record(params, "glob");
+    return glob(text(pattern, "pattern"), live<GlobOptions>(options, context));
+  },
+
+  async fuzzyFind(params, context) {
+    const { query, options } = record(params, "fuzzyFind");
+    return fuzzyFind(text(query, "query"), live<FuzzyFindOptions>(options, context));
+  },
+
+  /** `freshfs files`: every file of the listing, as the walk lists them (node_modules too). */
+  async files(params, context) {
+    const { options } = record(params, "files");
+    const found = await glob("**", {
+      ...live<GlobOptions>(options, context),
+      fileType: "file",
+      includeNodeModules: true,
+    });
+    return { root: found.root, files: found.matches, freshness: found.freshness };
+  },
+
+  async explain(params) {
+    const { root, rel, isDir } = record(params, "explain");
+    return explainPath(text(root, "root"), text(rel, "rel"), isDir === true);
+  },
+
+  async status(_params, { state }): Promise<DaemonStatus> {
+    const memory = process.memoryUsage();
+    return {
+      pid: state.pid,
+      build: state.build,
+      version: state.version,
+      socket: state.socket,
+      uptimeMs: Date.now() - state.started,
+      clients: state.clients(),
+      requests: state.requests,
+      roots: liveTrees.describe().map((tree) => {
+        const indexes = contentIndexStats(tree.root);
+        return {
+          ...tree,
+          indexedFiles: indexes.reduce((sum, index) => sum + index.files, 0),
+          indexBytes: indexes.reduce((sum, index) => sum + index.bytes, 0),
+        };
+      }),
+      memory: { rss: memory.rss, heapUsed: memory.heapUsed },
+    };
+  },
+
+  async stop(_params, { state }) {
+    state.stop();
+    return { stopping: true };
+  },
+};
