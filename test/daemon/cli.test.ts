@@ -1,0 +1,347 @@
+/**
+ * The CLI through the user's daemon, with real processes: the built `freshfs` (npm test builds
+ * it) started with a runtime directory of the test's own, so the daemon it starts is this
+ * test's. Every answer through the daemon equals the answer without it; changes made between
+ * calls are seen; a daemon of another build steps aside; a daemon killed mid-call, stopped
+ * (hung), or unreachable leaves the client answering in its own process with a warning; one
+ * daemon serves a socket; an idle daemon exits; another user cannot connect.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { tempTree } from "../helpers/fs.js";
+import { canRunAsNobody } from "../helpers/nobody.js";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const BIN = join(REPO, "dist", "cli", "main.js");
+
+/** Runtime directories made here; every daemon in them is stopped after the file. */
+const runtimeDirs: string[] = [];
+
+function runtimeDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "fd-"));
+  chmodSync(dir, 0o700);
+  runtimeDirs.push(dir);
+  return dir;
+}
+
+interface Run {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function envFor(runtime: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    FRESHFS_DAEMON: "1",
+    FRESHFS_RUNTIME_DIR: runtime,
+    FRESHFS_DAEMON_IDLE_MS: "60000",
+    ...extra,
+  };
+}
+
+function freshfs(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, bin = BIN): Run {
+  const run = spawnSync(process.execPath, [bin, ...args], { cwd, env, encoding: "utf8" });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** The daemon's pid, as `freshfs daemon status --json` reports it; undefined when none runs. */
+function daemonPid(runtime: string): number | undefined {
+  const run = freshfs(["daemon", "status", "--json"], REPO, envFor(runtime));
+  if (run.status !== 0) return undefined;
+  return (JSON.parse(run.stdout) as { pid: number }).pid;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+function stopDaemons(runtime: string): void {
+  const pid = daemonPid(runtime);
+  if (pid !== undefined) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone.
+    }
+  }
+}
+
+afterAll(() => {
+  for (const dir of runtimeDirs) {
+    stopDaemons(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const TREE = {
+  ".gitignore": "dist/\n*.log\n",
+  "src/app.ts": "export const retries = 3;\n// TODO(ana): read the count\n",
+  "src/util/retry.ts": "export function retry() {\n  return 3;\n}\n",
+  "src/.hidden.ts": "export const hidden = true;\n",
+  "test/app.test.ts": "import { retries } from '../src/app';\n",
+  "dist/app.js": "export const retries = 3;\n",
+  "debug.log": "retries = 3\n",
+  "README.md": "# sample\n",
+};
+
+describe("the CLI through the daemon", () => {
+  let root: string;
+  let runtime: string;
+  beforeAll(async () => {
+    root = await tempTree(TREE, { lifetime: "file" });
+    runtime = runtimeDir();
+    // git's rules need a repository.
+    spawnSync("git", ["init", "-q", root]);
+  });
+
+  const commands: readonly (readonly string[])[] = [
+    ["grep", "-n", "retries"],
+    ["grep", "-c", "retr"],
+    ["grep", "-i", "-C1", "todo", "src"],
+    ["grep", "-l", "export", "--hidden"],
+    ["grep", "--files"],
+    ["grep", "-w", "-o", "retry", "src/util/retry.ts"],
+    ["grep", "--json", "retries"],
+    ["grep", "nothing-matches-this"],
+    ["glob", "**/*.ts"],
+    ["glob", "src/**", "--json"],
+    ["find", "rtry"],
+    ["files"],
+    ["files", "--hidden", "--no-ignore"],
+    ["why", "dist/app.js"],
+    ["why", "src/app.ts"],
+  ];
+
+  it("answers every command as the command answers without it, byte for byte", () => {
+    const env = envFor(runtime);
+    for (const args of commands) {
+      const through = freshfs(args, root, env);
+      const without = freshfs([...args, "--no-daemon"], root, env);
+      const label = args.join(" ");
+      // rg's JSON Lines carry timings, and freshfs's JSON says which mode answered
+      // (`freshness`: the daemon's tree is live once watched; this process walks): compared
+      // without them.
+      const drop = (key: string, value: unknown) =>
+        key.startsWith("elapsed") || key === "freshness" ? undefined : value;
+      const normal = (json: string) => JSON.stringify(JSON.parse(json, drop));
+      const untimed = (text: string) =>
+        !args.includes("--json")
+          ? text
+          : args[0] === "grep"
+            ? text.trim().split("\n").map(normal).join("\n")
+            : normal(text);
+      expect(untimed(through.stdout), label).toBe(untimed(without.stdout));
+      expect(through.status, label).toBe(without.status);
+      expect(through.stderr, label).toBe(without.stderr);
+    }
+    const pid = daemonPid(runtime);
+    expect(pid).toBeGreaterThan(0);
+    // One daemon answered them all: the next call finds the same one.
+    freshfs(["grep", "-c", "retries"], root, env);
+    expect(daemonPid(runtime)).toBe(pid);
+    const status = JSON.parse(freshfs(["daemon", "status", "--json"], root, env).stdout);
+    expect(status.roots.map((r: { root: string }) => r.root)).toContain(root);
+  });
+
+  it("sees every change made before a call, by any process", async () => {
+    const env = envFor(runtime);
+    freshfs(["grep", "-c", "fresh"], root, env);
+    for (let round = 0; round < 5; round++) {
+      writeFileSync(
+        join(root, "src", `new${round}.ts`),
+        `export const fresh${round} = ${round};\n`,
+      );
+      expect(freshfs(["grep", "-l", `fresh${round}`], root, env).stdout).toBe(
+        `src/new${round}.ts\n`,
+      );
+      expect(freshfs(["glob", `**/new${round}.ts`], root, env).stdout).toBe(`src/new${round}.ts\n`);
+      unlinkSync(join(root, "src", `new${round}.ts`));
+      expect(freshfs(["grep", "-l", `fresh${round}`], root, env).status).toBe(1);
+      expect(freshfs(["files"], root, env).stdout).not.toContain(`new${round}`);
+    }
+  });
+});
+
+describe("when the daemon cannot answer", () => {
+  let root: string;
+  beforeAll(async () => {
+    // A file a backtracking regex never finishes on: the call is under way when the daemon goes.
+    const slow = `${"x".repeat(5000)}\n`;
+    root = await tempTree({ "slow.txt": slow, "a.txt": "alpha\n" }, { lifetime: "file" });
+  });
+
+  it("a daemon killed mid-call: the client answers in its own process, with a warning", async () => {
+    const runtime = runtimeDir();
+    const env = envFor(runtime);
+    freshfs(["grep", "-c", "alpha"], root, env);
+    const pid = daemonPid(runtime) as number;
+    const hostile = ["grep", "-c", "-P", "--timeout", "3000", "(?=(x+x+)+y)"];
+    const args = [BIN, ...hostile];
+    const child = spawn(process.execPath, args, { cwd: root, env });
+    const out = collect(child);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    process.kill(pid, "SIGKILL");
+    const run = await out;
+    const alone = freshfs([...hostile, "--no-daemon"], root, env);
+    expect(alone.stderr).toContain("stopped at its timeout");
+    expect(run.status).toBe(alone.status);
+    expect(run.stdout).toBe(alone.stdout);
+    expect(run.stderr).toContain("searching in this process, without the daemon");
+    expect(run.stderr).toContain("stopped at its timeout");
+    // The next call starts a new daemon.
+    expect(freshfs(["grep", "-c", "alpha"], root, env).stdout).toBe("a.txt:1\n");
+    expect(daemonPid(runtime)).not.toBe(pid);
+  }, 90_000);
+
+  it("a stopped (hung) daemon: the client gives up within the connect bound", async () => {
+    const runtime = runtimeDir();
+    const env = envFor(runtime);
+    freshfs(["grep", "-c", "alpha"], root, env);
+    const pid = daemonPid(runtime) as number;
+    process.kill(pid, "SIGSTOP");
+    try {
+      const started = Date.now();
+      const run = freshfs(["grep", "-c", "alpha"], root, env);
+      expect(run.stdout).toBe("a.txt:1\n");
+      expect(run.stderr).toContain("did not answer within");
+      expect(Date.now() - started).toBeLessThan(8000);
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+  });
+
+  it("a runtime directory others may enter: no daemon, and the client says why", () => {
+    const runtime = runtimeDir();
+    chmodSync(runtime, 0o755);
+    const run = freshfs(["grep", "-c", "alpha"], root, envFor(runtime));
+    expect(run.stdout).toBe("a.txt:1\n");
+    expect(run.stderr).toContain("is open to other users");
+    expect(readdirSync(runtime)).toEqual([]);
+  });
+});
+
+describe("the daemon's own life", () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await tempTree({ "a.txt": "alpha\n" }, { lifetime: "file" });
+  });
+
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill("SIGKILL");
+  });
+
+  it("one daemon serves a socket: a second one started beside it exits at once", async () => {
+    const runtime = runtimeDir();
+    const env = envFor(runtime);
+    const first = spawn(process.execPath, [BIN, "daemon", "run"], { env, stdio: "pipe" });
+    children.push(first);
+    await until(() => daemonPid(runtime) === first.pid, "the first daemon");
+    const second = freshfs(["daemon", "run"], root, env);
+    expect(second.status).toBe(0);
+    expect(second.stderr).toContain("another daemon serves");
+    expect(daemonPid(runtime)).toBe(first.pid);
+  });
+
+  it("exits once idle for --idle-ms, and removes its socket", async () => {
+    const runtime = runtimeDir();
+    const env = envFor(runtime);
+    const daemon = spawn(process.execPath, [BIN, "daemon", "run", "--idle-ms", "300"], {
+      env,
+      stdio: "pipe",
+    });
+    children.push(daemon);
+    const exited = new Promise<number | null>((resolve) => daemon.once("exit", resolve));
+    await until(() => readdirSync(runtime).some((name) => name.endsWith(".sock")), "the socket");
+    expect(await exited).toBe(0);
+    expect(readdirSync(runtime).filter((name) => name.endsWith(".sock"))).toEqual([]);
+  });
+
+  it("steps aside for a client of another build", async () => {
+    const runtime = runtimeDir();
+    const env = envFor(runtime);
+    freshfs(["grep", "-c", "alpha"], root, env);
+    const old = daemonPid(runtime) as number;
+    // Another build: a copy of the package whose stamp differs.
+    const copy = mkdtempSync(join(tmpdir(), "freshfs-other-build-"));
+    try {
+      cpSync(join(REPO, "dist"), join(copy, "dist"), { recursive: true });
+      cpSync(join(REPO, "package.json"), join(copy, "package.json"));
+      cpSync(join(REPO, "node_modules"), join(copy, "node_modules"), {
+        recursive: true,
+        dereference: false,
+        verbatimSymlinks: true,
+      });
+      writeFileSync(join(copy, "dist", "build.json"), '{ "build": "another" }\n');
+      const other = join(copy, "dist", "cli", "main.js");
+      const run = freshfs(["grep", "-c", "alpha"], root, env, other);
+      expect(run.stdout).toBe("a.txt:1\n");
+      expect(run.stderr).toBe("");
+      await until(() => !alive(old), "the old daemon to exit");
+      const status = freshfs(["daemon", "status", "--json"], root, env, other);
+      expect(JSON.parse(status.stdout).build).toBe("another");
+    } finally {
+      stopDaemons(runtime);
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it.skipIf(!canRunAsNobody)("refuses another user: its socket cannot be reached", () => {
+    const runtime = runtimeDir();
+    const env = envFor(runtime);
+    freshfs(["grep", "-c", "alpha"], root, env);
+    const socket = readdirSync(runtime).find((name) => name.endsWith(".sock")) as string;
+    expect(existsSync(join(runtime, socket))).toBe(true);
+    const script = `const s = require("node:net").connect(${JSON.stringify(join(runtime, socket))});
+s.on("connect", () => { console.log("connected"); process.exit(0); });
+s.on("error", (e) => { console.log(e.code); process.exit(0); });`;
+    const run = spawnSync(
+      "setpriv",
+      ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script],
+      { encoding: "utf8" },
+    );
+    expect(run.stdout.trim()).toBe("EACCES");
+  });
+});
+
+/** A child's output and status, once it exits. */
+function collect(child: ChildProcess): Promise<Run> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  return new Promise((resolve) => {
+    child.once("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
