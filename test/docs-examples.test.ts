@@ -133,6 +133,8 @@ beforeAll(async () => {
   await mkdir(join(project, "examples"));
   await mkdir(join(project, "bin"));
   await mkdir(home);
+  // A runtime directory of the examples' own: a daemon an example starts is theirs.
+  await mkdir(join(project, "run"), { mode: 0o700 });
   await symlink(REPO, join(project, "node_modules/freshfs"));
   await symlink(join(REPO, "node_modules/@types"), join(project, "node_modules/@types"));
   await writeFile(join(project, "package.json"), '{ "type": "module" }\n');
@@ -175,7 +177,13 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (project) await rm(project, { recursive: true, force: true });
+  if (!project) return;
+  // A daemon an example left running stops with the examples.
+  spawnSync(process.execPath, [join(REPO, "dist/cli/main.js"), "daemon", "stop"], {
+    env: environment(),
+    stdio: "ignore",
+  });
+  await rm(project, { recursive: true, force: true });
 });
 
 /** A fresh copy of the block's fixture; returns its directory. */
@@ -192,6 +200,7 @@ async function treeFor(block: CodeBlock): Promise<string> {
 function environment(): NodeJS.ProcessEnv {
   const env = isolatedGitEnv(home);
   env.PATH = [join(project, "bin"), dirname(process.execPath), env.PATH].join(":");
+  env.FRESHFS_RUNTIME_DIR = join(project, "run");
   return env;
 }
 
