@@ -9,7 +9,15 @@
  * generated tree.
  */
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -91,9 +99,14 @@ const INDEXABLE = new Set([
   `-i ${ALTERNATION}`,
 ]);
 
-const WAYS = ["cli", "cold", "warm"] as const;
+const WAYS = ["cli", "daemon", "cold", "warm"] as const;
 type Way = (typeof WAYS)[number];
-const WAY_NAMES: Record<Way, string> = { cli: "CLI", cold: "library cold", warm: "library warm" };
+const WAY_NAMES: Record<Way, string> = {
+  cli: "CLI",
+  daemon: "CLI via daemon",
+  cold: "library cold",
+  warm: "library warm",
+};
 
 export async function benchLinux(options: LinuxBenchOptions): Promise<SuiteResult> {
   if (!options.quick && !existsSync(LINUX_CORPUS_DIR)) return skipped();
@@ -214,6 +227,7 @@ function runProcess(
   args: readonly string[],
   cwd: string,
   rssFile: string | undefined,
+  env: NodeJS.ProcessEnv = NO_DAEMON,
 ): Promise<ProcessRun> {
   const [file, argv] =
     rssFile === undefined
@@ -223,13 +237,7 @@ function runProcess(
     const child = execFile(
       file,
       argv,
-      // The CLI column is a search in its own process, as with rg: not through a daemon.
-      {
-        cwd,
-        encoding: "buffer",
-        maxBuffer: MAX_OUTPUT,
-        env: { ...process.env, FRESHFS_DAEMON: "0" },
-      },
+      { cwd, encoding: "buffer", maxBuffer: MAX_OUTPUT, env },
       (error, stdout, stderr) => {
         const code = (error as { code?: unknown } | null)?.code;
         if (error && typeof code !== "number") {
@@ -248,6 +256,61 @@ function runProcess(
     child.stdin?.on("error", () => {});
     child.stdin?.end();
   });
+}
+
+/** The CLI column: a search in its own process, as rg's is, not through a daemon. */
+const NO_DAEMON: NodeJS.ProcessEnv = { ...process.env, FRESHFS_DAEMON: "0" };
+
+/**
+ * The CLI through a daemon of the benchmark's own (its runtime directory in the scratch
+ * directory, stopped at the end), warmed up before it is timed as the library's live tree is.
+ */
+function daemonEnv(scratch: string): NodeJS.ProcessEnv {
+  return { ...process.env, FRESHFS_DAEMON: "1", FRESHFS_RUNTIME_DIR: join(scratch, "run") };
+}
+
+interface DaemonRoot {
+  readonly status: string;
+  readonly indexedFiles: number;
+}
+
+/** The daemon's view of `root`, from `freshfs daemon status --json`. */
+function daemonRoot(root: string, env: NodeJS.ProcessEnv): DaemonRoot | undefined {
+  const run = spawnSync(process.execPath, [CLI, "daemon", "status", "--json"], {
+    env,
+    encoding: "utf8",
+  });
+  if (run.status !== 0) return undefined;
+  const roots = (JSON.parse(run.stdout) as { roots: (DaemonRoot & { root: string })[] }).roots;
+  return roots.find((one) => one.root === realpathSync(root));
+}
+
+interface DaemonWarm {
+  readonly calls: number;
+  readonly ms: number;
+  readonly status: string | undefined;
+}
+
+/** Calls the CLI through the daemon until its tree is live and its content index stops growing. */
+async function warmDaemon(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<DaemonWarm> {
+  const started = performance.now();
+  const first = ROWS[0] as Row;
+  let calls = 0;
+  let indexed = -1;
+  for (;;) {
+    await runProcess(process.execPath, cliArgs(first.pattern, first), root, undefined, env);
+    calls++;
+    const seen = daemonRoot(root, env);
+    if (seen?.status === "live" && seen.indexedFiles === indexed && indexed > 0) break;
+    indexed = seen?.status === "live" ? seen.indexedFiles : -1;
+    if (performance.now() - started > timeoutMs) break;
+    await sleep(1000);
+  }
+  return { calls, ms: performance.now() - started, status: daemonRoot(root, env)?.status };
 }
 
 /** time writes "Command exited with non-zero status N" first when the status is not 0. */
@@ -604,7 +667,7 @@ interface RowResult {
   readonly rejected: string | undefined;
   readonly timing: Partial<Record<Way | "rg", Timing>>;
   /** Peak RSS over the row's runs (warm-up included), KiB. */
-  readonly peakKb: Partial<Record<"cli" | "rg", number>>;
+  readonly peakKb: Partial<Record<"cli" | "daemon" | "rg", number>>;
   readonly checks: Partial<Record<Way, Check>>;
   readonly freshness: string | undefined;
   readonly filesSearched: number | undefined;
@@ -661,11 +724,22 @@ async function measure(
   await lib.waitForContentIndex(live.root);
   const indexWaitMs = performance.now() - waitStarted;
   progress(`content index ready after ${indexWaitMs.toFixed(0)} ms`);
+  const daemon = daemonEnv(scratch);
+  mkdirSync(join(scratch, "run"), { mode: 0o700 });
+  const daemonWarm = await warmDaemon(root, daemon, options.quick ? 20_000 : 300_000);
+  progress(
+    `the daemon's tree is ${daemonWarm.status ?? "not kept"} after ${daemonWarm.calls} CLI call(s), ${(daemonWarm.ms / 1000).toFixed(1)} s`,
+  );
 
   const results: RowResult[] = [];
-  for (const row of ROWS) {
-    progress(`${row.label}…`);
-    results.push(await measureRow(row, root, { rg: rg.command, rssFile, runs, cold, warm }));
+  try {
+    for (const row of ROWS) {
+      progress(`${row.label}…`);
+      const setup = { rg: rg.command, rssFile, runs, cold, warm, daemon };
+      results.push(await measureRow(row, root, setup));
+    }
+  } finally {
+    spawnSync(process.execPath, [CLI, "daemon", "stop"], { env: daemon, stdio: "ignore" });
   }
   // After the warm runs: what the index holds, then what one changed file costs.
   const index = indexSummary(live.root);
@@ -701,6 +775,7 @@ async function measure(
     rss: time !== undefined,
     rgFiles,
     live,
+    daemonWarm,
     indexWaitMs,
     index,
     edits,
@@ -765,6 +840,8 @@ interface RowSetup {
   readonly runs: number;
   readonly cold: lib.GrepOptions;
   readonly warm: lib.GrepOptions;
+  /** The environment of the CLI via daemon. */
+  readonly daemon: NodeJS.ProcessEnv;
 }
 
 async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowResult> {
@@ -772,9 +849,14 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
   const ours = rejected === undefined ? row.pattern : undefined;
   if (rejected !== undefined) progress(`freshfs rejects ${row.pattern}: ${rejected}`);
   const flagged = { ignoreCase: row.ignoreCase, word: row.word };
-  const last: { rg?: ProcessRun; cli?: ProcessRun; cold?: lib.GrepResult; warm?: lib.GrepResult } =
-    {};
-  const peaks: { rg: number[]; cli: number[] } = { rg: [], cli: [] };
+  const last: {
+    rg?: ProcessRun;
+    cli?: ProcessRun;
+    daemon?: ProcessRun;
+    cold?: lib.GrepResult;
+    warm?: lib.GrepResult;
+  } = {};
+  const peaks: { rg: number[]; cli: number[]; daemon: number[] } = { rg: [], cli: [], daemon: [] };
   const ops: Record<string, () => Promise<unknown>> = {};
   const rg = setup.rg;
   if (rg !== undefined) {
@@ -787,6 +869,11 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
     ops.cli = async () => {
       last.cli = await runProcess(process.execPath, cliArgs(ours, row), root, setup.rssFile);
       if (last.cli.peakKb !== undefined) peaks.cli.push(last.cli.peakKb);
+    };
+    ops.daemon = async () => {
+      const args = cliArgs(ours, row);
+      last.daemon = await runProcess(process.execPath, args, root, setup.rssFile, setup.daemon);
+      if (last.daemon.peakKb !== undefined) peaks.daemon.push(last.daemon.peakKb);
     };
     ops.cold = async () => {
       last.cold = await lib.grep(ours, { ...setup.cold, ...flagged });
@@ -826,6 +913,14 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
         where("cli"),
       );
     }
+    if (last.daemon) {
+      checks.daemon = compare(
+        reference,
+        printedLines(last.daemon.stdout),
+        cliNotes(last.daemon),
+        where("daemon"),
+      );
+    }
     if (last.cold) {
       checks.cold = compare(
         reference,
@@ -847,8 +942,10 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
   const peakKb: RowResult["peakKb"] = {};
   const rgPeak = peak(peaks.rg);
   const cliPeak = peak(peaks.cli);
+  const daemonPeak = peak(peaks.daemon);
   if (rgPeak !== undefined) peakKb.rg = rgPeak;
   if (cliPeak !== undefined) peakKb.cli = cliPeak;
+  if (daemonPeak !== undefined) peakKb.daemon = daemonPeak;
   return {
     row,
     rejected,
@@ -869,14 +966,17 @@ const METHOD = `ripgrep's own benchmark suite's Linux patterns (its \`linux_*\` 
 corpus: the Linux kernel, Debian's \`linux-source-6.1\` as a git repository (\`bench/.linux\`,
 built by \`bench/make-linux-corpus.sh\`), searched with rg's defaults there (ignore files
 honoured, hidden files skipped; freshfs given \`hidden: false\`, and its 16 MiB file-size bound
-raised, since rg has none, so that both search the same files). Three ways, each beside rg: **CLI**
+raised, since rg has none, so that both search the same files). Four ways, each beside rg: **CLI**
 is \`node dist/cli/main.js grep\` spawned as a process, against \`rg -n --no-heading --with-filename\`
 spawned the same way, their output read in full from a pipe, wall time including each process's
-start, and peak RSS as GNU time's \`%M\` reads it from the kernel (both wrapped in \`/usr/bin/time\`);
+start, and peak RSS as GNU time's \`%M\` reads it from the kernel (both wrapped in \`/usr/bin/time\`),
+searching in its own process (\`FRESHFS_DAEMON=0\`); **CLI via daemon** is the same command answered
+by a daemon of the benchmark's own (\`freshfs daemon\`, docs/daemon.md), called until its tree is live
+and its content index complete before it is timed, the client's peak RSS measured the same way;
 **library cold** is \`grep()\` in the benchmark's process with \`cache: false\` (the listing walked
 every call, as the first grep of a tree in a long-lived process); **library warm** is \`grep()\`
 with \`cache: true, watch: true\`, the live tree, warmed up before it is timed (and the content
-index waited for). rg and the three ways are run interleaved run by run
+index waited for). rg and the four ways are run interleaved run by run
 (one untimed warm-up each first); the figures are medians. Output: each way's matching lines, as
 \`path:line:text\` sets, against rg's, every way given rg's own pattern (freshfs reads rg's regex
 syntax, Unicode \`\\w\` and \`\\p{Greek}\` included). After the warm runs: what the content index holds
@@ -894,6 +994,7 @@ interface ReportContext {
   readonly rss: boolean;
   readonly rgFiles: number | undefined;
   readonly live: BecameLive;
+  readonly daemonWarm: DaemonWarm;
   readonly indexWaitMs: number;
   readonly index: IndexSummary | undefined;
   readonly edits: EditResult | undefined;
@@ -935,21 +1036,25 @@ function patternCell(result: RowResult): string {
 
 function report(results: readonly RowResult[], context: ReportContext): SuiteResult {
   const out: string[] = [
-    `| pattern | rg (s) | CLI (s) | CLI ÷ rg | library cold (s) | cold ÷ rg | library warm (s) | warm ÷ rg | peak RSS: CLI / rg | output (CLI, cold, warm) |`,
-    "|---|---|---|---|---|---|---|---|---|---|",
+    `| pattern | rg (s) | CLI (s) | CLI ÷ rg | CLI via daemon (s) | via daemon ÷ rg | library cold (s) | cold ÷ rg | library warm (s) | warm ÷ rg | peak RSS: CLI / via daemon / rg | output (CLI, via daemon, cold, warm) |`,
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   const groups: BarGroup[] = [];
   for (const result of results) {
     const t = result.timing;
-    const rss = context.rss ? `${mb(result.peakKb.cli)} / ${mb(result.peakKb.rg)}` : "not measured";
+    const peaks = result.peakKb;
+    const rss = context.rss
+      ? `${mb(peaks.cli)} / ${mb(peaks.daemon)} / ${mb(peaks.rg)}`
+      : "not measured";
     out.push(
-      `| ${cell(patternCell(result))} | ${seconds(t.rg)} | ${seconds(t.cli)} | ${shownRatio(ratio(t.cli, t.rg), false)} | ${seconds(t.cold)} | ${shownRatio(ratio(t.cold, t.rg), false)} | ${seconds(t.warm)} | ${shownRatio(ratio(t.warm, t.rg), true)} | ${rss} | ${cell(outputCell(result))} |`,
+      `| ${cell(patternCell(result))} | ${seconds(t.rg)} | ${seconds(t.cli)} | ${shownRatio(ratio(t.cli, t.rg), false)} | ${seconds(t.daemon)} | ${shownRatio(ratio(t.daemon, t.rg), true)} | ${seconds(t.cold)} | ${shownRatio(ratio(t.cold, t.rg), false)} | ${seconds(t.warm)} | ${shownRatio(ratio(t.warm, t.rg), true)} | ${rss} | ${cell(outputCell(result))} |`,
     );
     groups.push({
       label: result.row.label,
       bars: [
         { label: "freshfs library, warm", kind: "freshfs", timing: t.warm },
         { label: "freshfs library, cold", kind: "freshfs", timing: t.cold },
+        { label: "freshfs CLI via daemon", kind: "freshfs", timing: t.daemon },
         { label: "freshfs CLI (process)", kind: "freshfs", timing: t.cli },
         { label: "rg (process)", kind: "peer", timing: t.rg },
       ],
@@ -958,10 +1063,11 @@ function report(results: readonly RowResult[], context: ReportContext): SuiteRes
   const count = (n: number) => n.toLocaleString("en-US");
   const searched = results.find((r) => r.filesSearched !== undefined)?.filesSearched;
   const notes = [
-    `Seconds per search: median of ${context.runs} run${context.runs === 1 ? "" : "s"} (the chart shows the fastest and slowest), rg and the three ways interleaved run by run. Below 1× freshfs is faster. Files searched: ${searched === undefined ? "—" : count(searched)} by freshfs, ${context.rgFiles === undefined ? "— (no rg)" : count(context.rgFiles)} listed by \`rg --files\`.`,
+    `Seconds per search: median of ${context.runs} run${context.runs === 1 ? "" : "s"} (the chart shows the fastest and slowest), rg and the four ways interleaved run by run. Below 1× freshfs is faster. Files searched: ${searched === undefined ? "—" : count(searched)} by freshfs, ${context.rgFiles === undefined ? "— (no rg)" : count(context.rgFiles)} listed by \`rg --files\`.`,
     context.live.freshness === "live"
       ? `Library warm: the live tree answered (\`freshness: "live"\`) after ${context.live.calls} calls in ${(context.live.ms / 1000).toFixed(1)} s, before any run was timed.`
       : `Library warm: the tree did not go live (\`freshness: "${context.live.freshness}"\`${context.live.unwatched ? `: ${context.live.unwatched}` : ""}), so the warm column is what a call answers instead.`,
+    `CLI via daemon: the daemon's tree was ${context.daemonWarm.status ?? "not kept"} after ${context.daemonWarm.calls} CLI calls in ${(context.daemonWarm.ms / 1000).toFixed(1)} s (until its content index stopped growing), before any run was timed.`,
   ];
   const read = results.filter((r) => r.warmFilesRead !== undefined);
   if (read.length > 0 && searched !== undefined) {
@@ -1087,6 +1193,7 @@ function reading(results: readonly RowResult[], context: ReportContext): string[
   );
   const lines = [
     `On the ${literal.length} rows with a literal: the CLI takes ${span(literal.map((r) => ratio(r.timing.cli, r.timing.rg)))} rg's time, Node's start included (target ≤ 1.3×); the library cold ${span(literal.map((r) => ratio(r.timing.cold, r.timing.rg)))} (target ≤ 1.0×).`,
+    `The CLI through a warm daemon takes ${span(literal.map((r) => ratio(r.timing.daemon, r.timing.rg)))} rg's time on the rows with a literal, Node's start and the client's connection included (target ≤ 0.2×).`,
     `Library warm: ${span(indexable.map((r) => ratio(r.timing.warm, r.timing.rg)))} rg's time on the literal, \`-i\`, \`-w\` and alternation rows (target: 10× faster, ≤ 0.10×); ${slower.length === 0 ? "faster than rg on every row" : `slower than rg on ${slower.map((r) => `\`${r.row.label}\``).join(", ")}`} (target: never slower).`,
   ];
   const foldedShort = indexable.filter(
@@ -1104,13 +1211,13 @@ function reading(results: readonly RowResult[], context: ReportContext): string[
     );
   }
   if (context.rss && first) {
-    const peaks = (side: "cli" | "rg") => results.map((r) => r.peakKb[side]);
+    const peaks = (side: "cli" | "daemon" | "rg") => results.map((r) => r.peakKb[side]);
     const range = (values: (number | undefined)[]) => {
       const known = values.filter((v): v is number => v !== undefined);
       return known.length === 0 ? "—" : `${mb(Math.min(...known))}–${mb(Math.max(...known))}`;
     };
     lines.push(
-      `Peak RSS: the CLI ${range(peaks("cli"))} (${mb(first.peakKb.cli)} on \`${first.row.label}\`; target ≤ 100 MB), rg ${range(peaks("rg"))}.`,
+      `Peak RSS: the CLI ${range(peaks("cli"))} (${mb(first.peakKb.cli)} on \`${first.row.label}\`; target ≤ 100 MB), the CLI via daemon ${range(peaks("daemon"))} (the client's own; target ≤ 60 MB), rg ${range(peaks("rg"))}.`,
     );
   }
   const i = context.index;
@@ -1127,7 +1234,7 @@ function reading(results: readonly RowResult[], context: ReportContext): string[
   }
   lines.push(
     mismatched.length === 0
-      ? `Output: identical to rg's in all ${compared.length} comparisons (${results.length} rows × 3 ways).`
+      ? `Output: identical to rg's in all ${compared.length} comparisons (${results.length} rows × ${WAYS.length} ways).`
       : `Output: identical to rg's in ${identical} of ${compared.length} comparisons; not: ${mismatched.join(", ")}.`,
   );
   return lines;
