@@ -2,6 +2,8 @@
  * freshfs: the file layer of a coding agent. The public API, exported by name; everything not
  * exported here is internal.
  */
+
+export type { AnsweredBy } from "./client/session.js";
 export {
   type ContentIndexPolicy,
   type ContentIndexStats,
@@ -142,5 +144,10 @@ export type {
 } from "./tools/search.js";
 export type { EntryKind, ReadState, StatParams, StatResult } from "./tools/stat.js";
 export { TOOLS, type ToolMethod } from "./tools/table.js";
-export { Workspace, type WorkspaceOptions, type WorkspaceTools } from "./tools/workspace.js";
+export {
+  type Answered,
+  Workspace,
+  type WorkspaceOptions,
+  type WorkspaceTools,
+} from "./tools/workspace.js";
 export type { WriteParams, WriteResult } from "./tools/write.js";

@@ -195,7 +195,7 @@ interface StdioServer {
 async function stdioServer(root: string): Promise<StdioServer> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, "mcp", "--root", root],
+    args: [BIN, "mcp", "--no-daemon", "--root", root],
     stderr: "ignore",
   });
   const client = new Client({ name: "freshfs-stress-hostile", version: "1.0.0" });

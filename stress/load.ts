@@ -432,7 +432,7 @@ interface Server {
 async function startServer(root: string, name: string): Promise<Server> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, "mcp", "--root", root],
+    args: [BIN, "mcp", "--no-daemon", "--root", root],
     stderr: "pipe",
   });
   const client = new Client({ name, version: "1.0.0" });

@@ -662,7 +662,7 @@ async function viaMcp(
     for (let who = 0; who < options.processes; who++) {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ["--import", COMMIT_LOG, bin, "mcp", "--root", options.dir],
+        args: ["--import", COMMIT_LOG, bin, "mcp", "--no-daemon", "--root", options.dir],
         env: env(who),
         stderr: "pipe",
       });

@@ -51,7 +51,7 @@ export async function flood(options: FloodOptions): Promise<FloodReport> {
   const root = await realpath(await mkdtemp(join(tmpdir(), "freshfs-mcp-flood-")));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, "mcp", "--root", root],
+    args: [BIN, "mcp", "--no-daemon", "--root", root],
     stderr: "ignore",
   });
   const client = new Client({ name: "freshfs-flood", version: "1.0.0" });

@@ -27,20 +27,21 @@ const KNOWN_LONG_FUNCTIONS: readonly string[] = [];
  * The layers of `src/`, each a folder (`errors`, `index` and `version` are the files at its top),
  * and the layers each imports, as the imports are: ARCHITECTURE.md's order, from the top,
  * cli → mcp, daemon → index (the public API) → tools → search → content → live → scan → io → errors,
- * state beside scan, never gone up. A file may always import its own layer. A new import of a
+ * state beside scan, client (the daemon's, which tools and cli use) beside them, never gone up. A file may always import its own layer. A new import of a
  * layer below is added here when it is meant; one of a layer above is what this test is for.
  */
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
-  cli: ["mcp", "daemon", "search", "scan", "io", "errors", "version"],
+  cli: ["mcp", "daemon", "client", "search", "scan", "io", "errors", "version"],
   mcp: ["index", "version"],
-  daemon: ["index", "live", "io", "errors", "version"],
-  index: ["tools", "search", "content", "live", "scan", "state", "io", "errors"],
-  tools: ["search", "scan", "state", "io", "errors"],
+  daemon: ["index", "live", "client", "io", "errors", "version"],
+  index: ["tools", "client", "search", "content", "live", "scan", "state", "io", "errors"],
+  tools: ["client", "search", "scan", "state", "io", "errors"],
   search: ["content", "live", "scan", "io", "errors"],
   content: ["live", "scan", "io"],
   live: ["scan", "io", "errors"],
   scan: ["io", "errors"],
   state: ["io", "errors"],
+  client: ["io", "errors", "version"],
   io: ["errors"],
   version: [],
   errors: [],

@@ -8,7 +8,7 @@
  * `daemon/client` (and, lazily, the library's search modules).
  */
 import { resolve } from "node:path";
-import { DaemonClient, DaemonUnavailable } from "../daemon/client.js";
+import { DaemonClient, DaemonUnavailable } from "../client/connection.js";
 import type { PathExplanation } from "../scan/explain.js";
 import type { ScanWarning } from "../scan/walk.js";
 import type { FuzzyFindOptions, FuzzyFindResult } from "../search/fuzzy.js";

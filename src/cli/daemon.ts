@@ -4,9 +4,9 @@
  * their watches, its content indexes, its memory and clients). Depends on `daemon/` (the server
  * only for `run`).
  */
-import { DaemonClient, DaemonUnavailable } from "../daemon/client.js";
+import { DaemonClient, DaemonUnavailable } from "../client/connection.js";
+import { DEFAULT_IDLE_MS, socketPath } from "../client/protocol.js";
 import type { DaemonStatus } from "../daemon/methods.js";
-import { DEFAULT_IDLE_MS, socketPath } from "../daemon/protocol.js";
 import { badInput } from "./commands.js";
 
 export interface DaemonCommandOptions {

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { DEFAULT_IDLE_MS } from "../daemon/protocol.js";
+import { DEFAULT_IDLE_MS } from "../client/protocol.js";
 import { FreshfsError } from "../errors.js";
 import { decodeName } from "../io/bytes.js";
 import { packageVersion } from "../version.js";
@@ -78,14 +78,20 @@ rule matches, or which rule re-included it). Exit status 0 when ignored, 1 when 
 
 ${COMMON_HELP}
 `,
-  mcp: `Usage: freshfs mcp [--root DIR ...]
+  mcp: `Usage: freshfs mcp [--root DIR ...] [--no-daemon | --socket PATH] [--session NAME]
 
 Runs the MCP server on stdio: the agent file tools (read, edit, apply_patch, grep and the
 rest; a client's tools/list names them all) over the roots (default: the current directory).
-A client's own roots can only narrow them. Logs go to stderr.
+A client's own roots can only narrow them. Logs go to stderr. The tools run in the user's
+daemon, which every server on a tree shares (one set of watches, one content index), each
+server's read-before-write guard a session of its own there; when the daemon cannot answer,
+they run in this process.
 
 Options:
   --root DIR      a directory the tools may use; repeatable
+  --no-daemon     run the tools in this process (FRESHFS_DAEMON=0)
+  --socket PATH   the daemon on another socket than this user's and environment's
+  --session NAME  join the daemon's guard session NAME: reads made by its other clients count
   -h, --help      show help
 `,
   daemon: `Usage: freshfs daemon [run | start | stop | status] [options]
@@ -120,6 +126,7 @@ const OPTIONS = {
   "no-daemon": { type: "boolean" },
   socket: { type: "string" },
   "idle-ms": { type: "string" },
+  session: { type: "string" },
 } as const;
 
 function number(value: string | undefined, flag: string): number | undefined {
@@ -191,8 +198,14 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command !== "mcp" && values.root !== undefined) {
     throw badInput(`--root is an mcp option; ${command} takes the directory as an operand.`);
   }
-  if (command !== "daemon" && (values.socket !== undefined || values["idle-ms"] !== undefined)) {
-    throw badInput(`--socket and --idle-ms are daemon options, not ${command}'s.`);
+  if (command !== "daemon" && values["idle-ms"] !== undefined) {
+    throw badInput(`--idle-ms is a daemon option, not ${command}'s.`);
+  }
+  if (command !== "daemon" && command !== "mcp" && values.socket !== undefined) {
+    throw badInput(`--socket is a daemon and mcp option, not ${command}'s.`);
+  }
+  if (command !== "mcp" && values.session !== undefined) {
+    throw badInput(`--session is an mcp option, not ${command}'s.`);
   }
   const common: Common = {
     hidden: values.hidden ?? false,
@@ -224,7 +237,10 @@ async function main(argv: readonly string[]): Promise<number> {
       if (positionals.length > 0)
         throw badInput(`mcp takes its directories as --root DIR, not '${positionals[0]}'.`);
       const { serveStdio } = await import("../mcp/server.js");
-      await serveStdio({ roots: values.root ?? [process.cwd()] });
+      const daemon = !daemonWanted(values["no-daemon"] ?? false)
+        ? "off"
+        : (values.socket ?? "auto");
+      await serveStdio({ roots: values.root ?? [process.cwd()], daemon, session: values.session });
       return 0;
     }
   }

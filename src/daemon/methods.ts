@@ -7,6 +7,7 @@
  * `daemon/protocol`.
  */
 import {
+  type CallOptions,
   contentIndexStats,
   explainPath,
   FreshfsError,
@@ -18,8 +19,11 @@ import {
   grep,
   grepFiles,
   type SearchProgress,
+  TOOLS,
+  type ToolMethod,
 } from "../index.js";
 import { type LiveTreeInfo, liveTrees } from "../live/registry.js";
+import type { SessionInfo, SessionOptions, Sessions } from "./sessions.js";
 
 /** The daemon as its methods see it. */
 export interface DaemonState {
@@ -31,12 +35,15 @@ export interface DaemonState {
   readonly clients: () => number;
   requests: number;
   readonly stop: () => void;
+  readonly sessions: Sessions;
 }
 
 export interface MethodContext {
   readonly signal: AbortSignal;
   readonly progress: (progress: SearchProgress) => void;
   readonly state: DaemonState;
+  /** The connection asking: the sessions it opened are its own. */
+  readonly owner: object;
 }
 
 type Method = (params: unknown, context: MethodContext) => Promise<unknown>;
@@ -54,6 +61,7 @@ export interface DaemonStatus {
     readonly indexedFiles: number;
     readonly indexBytes: number;
   })[];
+  readonly sessions: readonly SessionInfo[];
   readonly memory: { readonly rss: number; readonly heapUsed: number };
 }
 
@@ -150,8 +158,41 @@ export const METHODS: Readonly<Record<string, Method>> = {
           indexBytes: indexes.reduce((sum, index) => sum + index.bytes, 0),
         };
       }),
+      sessions: state.sessions.describe(),
       memory: { rss: memory.rss, heapUsed: memory.heapUsed },
     };
+  },
+
+  /** A guard session: the connection's own, or one joined by name (`daemon/sessions`). */
+  async "workspace.open"(params, { state, owner }) {
+    const { options, session } = record(params, "workspace.open");
+    const settings = record(options, "options") as unknown as SessionOptions;
+    if (session !== undefined && typeof session !== "string") {
+      throw invalid("session must be a string.");
+    }
+    return state.sessions.open(settings, session, owner);
+  },
+
+  /** One tool call in a session: the Workspace method of that name, as the table defines it. */
+  async "workspace.call"(params, { state, owner, signal, progress }) {
+    const { session, method, params: args } = record(params, "workspace.call");
+    const workspace = state.sessions.use(session, owner);
+    const name = text(method, "method");
+    if (!Object.hasOwn(TOOLS, name)) throw invalid(`no tool method ${JSON.stringify(name)}.`);
+    const run = workspace[name as ToolMethod] as (
+      args: unknown,
+      call: CallOptions,
+    ) => Promise<unknown>;
+    return run.call(workspace, args, { signal, onProgress: progress });
+  },
+
+  async "workspace.narrow"(params, { state, owner }) {
+    const { session, dirs } = record(params, "workspace.narrow");
+    const workspace = state.sessions.use(session, owner);
+    if (dirs !== undefined && !(Array.isArray(dirs) && dirs.every((d) => typeof d === "string"))) {
+      throw invalid("dirs must be a list of paths.");
+    }
+    return workspace.narrowTo(dirs as string[] | undefined);
   },
 
   async stop(_params, { state }) {

@@ -10,11 +10,6 @@
 import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { dirname } from "node:path";
-import { errnoOf, FreshfsError } from "../errors.js";
-import { acquireFileLock, type FileLock } from "../io/lockfile.js";
-import { ensurePrivateDir } from "../io/runtime-dir.js";
-import { packageVersion } from "../version.js";
-import { type DaemonState, METHODS } from "./methods.js";
 import {
   buildId,
   type ClientMessage,
@@ -31,7 +26,13 @@ import {
   type Request,
   socketPath,
   type WireError,
-} from "./protocol.js";
+} from "../client/protocol.js";
+import { errnoOf, FreshfsError } from "../errors.js";
+import { acquireFileLock, type FileLock } from "../io/lockfile.js";
+import { ensurePrivateDir } from "../io/runtime-dir.js";
+import { packageVersion } from "../version.js";
+import { type DaemonState, METHODS } from "./methods.js";
+import { Sessions } from "./sessions.js";
 
 export interface DaemonOptions {
   /** @default `socketPath()` for this environment */
@@ -114,6 +115,7 @@ class Daemon {
       clients: () => this.#connections.size,
       requests: 0,
       stop: () => this.stop("stopped"),
+      sessions: new Sessions(),
     };
     this.#server = createServer((socket) => this.#accept(socket));
     const stopOnSignal = () => this.stop("stopped");
@@ -191,11 +193,13 @@ class Connection {
     );
     socket.on("data", (chunk: Buffer) => reader.push(chunk));
     socket.on("error", () => undefined);
-    // A client that went away wants none of its answers: its searches stop.
+    // A client that went away wants none of its answers: its searches stop, and its own
+    // guard session ends.
     socket.once("close", () => {
       for (const controller of this.#running.values()) controller.abort();
       this.#running.clear();
       this.#settle();
+      state.sessions.release(this);
     });
   }
 
@@ -292,6 +296,7 @@ class Connection {
         signal: controller.signal,
         progress: (progress) => this.#send({ id: request.id, progress }),
         state: this.#state,
+        owner: this,
       });
       this.#send({ id: request.id, result });
     } catch (error) {

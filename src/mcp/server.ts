@@ -32,6 +32,16 @@ export interface FreshfsServerOptions {
   policy?: GuardPolicy | undefined;
   /** @default "reject" */
   partialReads?: PartialReadPolicy | undefined;
+  /**
+   * Where the tools run: the user's daemon (`auto`: every server on a tree shares its watches
+   * and content index, each server's guard a session of its own there), this process (`off`),
+   * or the daemon on a socket path. An agent runs a server per agent, per sub-agent, per
+   * restart: the daemon is what keeps them from each walking, watching and indexing the tree.
+   * @default "auto"
+   */
+  daemon?: "auto" | "off" | (string & {}) | undefined;
+  /** A guard session to join in the daemon (reads shared with its other clients). */
+  session?: string | undefined;
 }
 
 function log(message: string): void {
@@ -96,6 +106,8 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
     roots: options.roots,
     policy: options.policy,
     partialReads: options.partialReads,
+    daemon: options.daemon ?? "auto",
+    session: options.session,
   });
   // The SDK's low-level Server rather than McpServer: McpServer checks arguments against the
   // zod schemas before a handler sees them, which would refuse what the Workspace accepts.
@@ -194,4 +206,5 @@ export async function serveStdio(options: FreshfsServerOptions): Promise<void> {
   await server.connect(transport);
   log(`serving ${workspace.roots.join(", ")} on stdio`);
   await closed;
+  workspace.close();
 }

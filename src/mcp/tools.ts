@@ -6,6 +6,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import {
+  type Answered,
   type AnyTool,
   type CallOptions,
   TOOLS,
@@ -54,7 +55,7 @@ export const MCP_TOOLS: readonly McpTool[] = (Object.keys(TOOLS) as ToolMethod[]
 /**
  * Runs the tool through its Workspace method (which caps the text within MAX_RESULT_BYTES) and
  * shapes the result: its content blocks (the text, and an image as an image block of its own,
- * bounded by MAX_IMAGE_BYTES) and its structured content.
+ * bounded by MAX_IMAGE_BYTES), its structured content, and which process answered (`_meta`).
  */
 export async function callTool(
   workspace: Workspace,
@@ -62,9 +63,11 @@ export async function callTool(
   args: Record<string, unknown>,
   call: CallOptions,
 ): Promise<CallToolResult> {
-  const result: ToolResult = await workspace[method](args, call);
+  const { answeredBy, ...result }: ToolResult & Answered = await workspace[method](args, call);
   return {
     content: tool.content?.(result) ?? [{ type: "text", text: result.text }],
     structuredContent: tool.structured(result),
+    // Which process answered: the user's daemon, or this server (outside the tool's schema).
+    _meta: { "freshfs/answeredBy": answeredBy },
   };
 }

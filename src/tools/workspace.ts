@@ -6,6 +6,7 @@
  * accepted) and resolves to a structured result with a `text` for the model, or rejects with
  * `FreshfsError`, whose `message` is written for the model. Depends on `state/`, `tools/`.
  */
+import { type AnsweredBy, RemoteSession } from "../client/session.js";
 import { FileStateTracker, type GuardPolicy, type PartialReadPolicy } from "../state/tracker.js";
 import type { CallOptions, ToolContext } from "./commit.js";
 import type { AnyTool, ToolDefinition, ToolResult } from "./definition.js";
@@ -43,6 +44,27 @@ export interface WorkspaceOptions {
   racyWindowMs?: number | undefined;
   /** Most files the guard remembers reads of (least recently used dropped). @default 10000 */
   maxTrackedFiles?: number | undefined;
+  /**
+   * Where the tools run. `off`: in this process, with its own guard, live trees and content
+   * indexes. `auto`: in the user's daemon (started when none runs; docs/daemon.md), whose live
+   * trees and indexes every client shares, this Workspace's guard a session of its own there;
+   * when the daemon cannot answer, the tools run here from then on (a `FreshfsDaemonWarning`
+   * says so). A path: the daemon on that socket. Off by default: a library does its work in
+   * the process that calls it unless asked; `freshfs mcp` asks (`--daemon`).
+   * @default "off"
+   */
+  daemon?: "auto" | "off" | (string & {}) | undefined;
+  /**
+   * With `daemon`: the name of a guard session to join, so that the reads of another Workspace
+   * (another process, a per-call client) with the same name and roots allow this one's edits.
+   * @default a session of this Workspace's own
+   */
+  session?: string | undefined;
+}
+
+/** Which process answered a tool call. */
+export interface Answered {
+  readonly answeredBy: AnsweredBy;
 }
 
 /**
@@ -55,12 +77,14 @@ async function bounded<R extends ToolResult>(result: Promise<R>): Promise<R> {
   return text === done.text ? done : { ...done, text };
 }
 
+const THIS_PROCESS: AnsweredBy = { pid: process.pid, daemon: false };
+
 /** A table entry as a method: its parameters (optional where its handler needs none) and result. */
 type ToolMethodOf<T> =
   T extends ToolDefinition<infer P, infer R extends ToolResult>
     ? undefined extends P
-      ? (params?: P, call?: CallOptions) => Promise<R>
-      : (params: P, call?: CallOptions) => Promise<R>
+      ? (params?: P, call?: CallOptions) => Promise<R & Answered>
+      : (params: P, call?: CallOptions) => Promise<R & Answered>
     : never;
 
 /** The tool methods: one per table entry, under its key, with its doc comment. */
@@ -79,6 +103,8 @@ export class Workspace {
   readonly tracker: FileStateTracker;
   readonly #outer: Roots;
   #context: ToolContext;
+  /** The guard session in the daemon the tools run in (with `daemon`), until it cannot answer. */
+  readonly #remote: RemoteSession | undefined;
 
   static {
     for (const [method, tool] of Object.entries(TOOLS)) {
@@ -86,7 +112,9 @@ export class Workspace {
       // Written as a method so that it bears the tool's name (`Workspace.read` in a stack).
       const named = {
         [method](this: Workspace, params: unknown, call?: CallOptions) {
-          return bounded(entry.handler(this.#context, params, entry.aliases, call));
+          const here = () => bounded(entry.handler(this.#context, params, entry.aliases, call));
+          if (this.#remote) return this.#remote.call(method, params, call ?? {}, here);
+          return here().then((result) => ({ ...result, answeredBy: THIS_PROCESS }));
         },
       };
       // As a class method is: not enumerable.
@@ -117,6 +145,34 @@ export class Workspace {
       cache: options.cache ?? true,
       watch: options.watch ?? true,
     };
+    const daemon = options.daemon ?? "off";
+    this.#remote =
+      daemon === "off"
+        ? undefined
+        : new RemoteSession({
+            socket: daemon === "auto" ? undefined : daemon,
+            name: options.session,
+            workspace: {
+              roots: roots.real,
+              policy,
+              partialReads,
+              racyWindowMs: options.racyWindowMs,
+              maxTrackedFiles: options.maxTrackedFiles,
+            },
+          });
+  }
+
+  /**
+   * Where the tools run now: the daemon (`daemon` asked for it, and it answers) or this process.
+   * A daemon's session is opened at the first call.
+   */
+  get inDaemon(): boolean {
+    return this.#remote?.active ?? false;
+  }
+
+  /** Lets go of the daemon's session (it ends, unless named); the tools run here after. */
+  close(): void {
+    this.#remote?.close();
   }
 
   /** The canonical paths of the directories the tools may use now. */
@@ -134,6 +190,7 @@ export class Workspace {
   narrowTo(dirs: readonly string[] | undefined): readonly string[] {
     const roots = dirs === undefined ? this.#outer : this.#outer.narrowed(dirs);
     this.#context = { ...this.#context, roots };
+    this.#remote?.narrow(dirs === undefined ? undefined : roots.real);
     return roots.real;
   }
 }

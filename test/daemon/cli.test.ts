@@ -20,22 +20,13 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runtimeDir } from "../helpers/daemons.js";
 import { tempTree } from "../helpers/fs.js";
 import { canRunAsNobody } from "../helpers/nobody.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const BIN = join(REPO, "dist", "cli", "main.js");
-
-/** Runtime directories made here; every daemon in them is stopped after the file. */
-const runtimeDirs: string[] = [];
-
-function runtimeDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "fd-"));
-  chmodSync(dir, 0o700);
-  runtimeDirs.push(dir);
-  return dir;
-}
 
 interface Run {
   readonly status: number | null;
@@ -92,13 +83,6 @@ function stopDaemons(runtime: string): void {
     }
   }
 }
-
-afterAll(() => {
-  for (const dir of runtimeDirs) {
-    stopDaemons(dir);
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
 
 const TREE = {
   ".gitignore": "dist/\n*.log\n",

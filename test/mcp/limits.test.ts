@@ -19,7 +19,7 @@ const BIN = new URL("../../dist/cli/main.js", import.meta.url).pathname;
 async function serve(root: string): Promise<{ client: Client; pid: number }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, "mcp", "--root", root],
+    args: [BIN, "mcp", "--no-daemon", "--root", root],
     stderr: "ignore",
   });
   const client = new Client({ name: "freshfs-limits", version: "1.0.0" });

@@ -639,7 +639,7 @@ describe("freshfs mcp over stdio", () => {
     await mkdir(join(dir, "empty"));
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, "mcp", "--root", dir],
+      args: [BIN, "mcp", "--no-daemon", "--root", dir],
       stderr: "pipe",
     });
     let stderr = "";
@@ -696,7 +696,7 @@ describe("freshfs mcp over stdio", () => {
     const dir = await tempTree({ "src/a.ts": "export const a = 1;\n" });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, "mcp", "--root", dir],
+      args: [BIN, "mcp", "--no-daemon", "--root", dir],
       stderr: "pipe",
     });
     const client = new Client({ name: "freshfs-test", version: "1.0.0" });
@@ -740,7 +740,7 @@ describe("freshfs mcp over stdio", () => {
     const call = async (name: string, args: Record<string, unknown>) => {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: [BIN, "mcp", "--root", dir],
+        args: [BIN, "mcp", "--no-daemon", "--root", dir],
         stderr: "pipe",
       });
       const client = new Client({ name: "freshfs-test", version: "1.0.0" });
@@ -762,7 +762,7 @@ describe("freshfs mcp over stdio", () => {
     const dir = await tempTree({ "a.txt": "foo bar\nbaz\nfoobar\n", "d/e/b.txt": "foo deep\n" });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, "mcp", "--root", dir],
+      args: [BIN, "mcp", "--no-daemon", "--root", dir],
       stderr: "pipe",
     });
     const client = new Client({ name: "freshfs-test", version: "1.0.0" });
@@ -808,7 +808,7 @@ describe("freshfs mcp over stdio", () => {
     const dir = await tempTree({ "here.txt": "here\n" });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, "mcp"],
+      args: [BIN, "mcp", "--no-daemon"],
       cwd: dir,
       stderr: "pipe",
     });

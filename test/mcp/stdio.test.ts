@@ -181,7 +181,7 @@ class RawServer {
   private readonly waiting = new Map<string, (message: Record<string, unknown>) => void>();
 
   constructor(dir: string) {
-    const child = spawn(process.execPath, [BIN, "mcp", "--root", dir], {
+    const child = spawn(process.execPath, [BIN, "mcp", "--no-daemon", "--root", dir], {
       stdio: ["pipe", "pipe", "pipe"],
     });
     this.child = child;
@@ -262,7 +262,7 @@ describe("freshfs mcp over stdio, on lines it cannot take", () => {
     const dir = await tempTree({ "a.txt": "hello\n" });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, "mcp", "--root", dir],
+      args: [BIN, "mcp", "--no-daemon", "--root", dir],
       stderr: "pipe",
     });
     const client = new Client({ name: "freshfs-test", version: "1.0.0" });

@@ -38,7 +38,7 @@ async function connect(roots: string[]): Promise<Client> {
 async function spawnServer(root: string): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, "mcp", "--root", root],
+    args: [BIN, "mcp", "--no-daemon", "--root", root],
     stderr: "pipe",
   });
   const client = new Client({ name: "freshfs-test", version: "1.0.0" });

@@ -162,20 +162,24 @@ export function buildId(): string {
 
 /**
  * A message as one line of JSON. JSON has no Infinity, which the library takes for "no bound"
- * (`maxColumns`, `maxCount`): it travels as `{"$infinity":1}`, and `decode` turns it back.
+ * (`maxColumns`, `maxCount`), and a Buffer (an image `read` returns) would become an array of
+ * numbers: they travel as `{"$infinity":1}` and `{"$base64":"..."}`, and `decode` turns them back.
  */
 export function encode(message: unknown): string {
-  return JSON.stringify(message, (_key, value) =>
-    value === Number.POSITIVE_INFINITY ? { $infinity: 1 } : value,
-  );
+  return JSON.stringify(message, function (this: Record<string, unknown>, key, value) {
+    const raw = this[key];
+    if (Buffer.isBuffer(raw)) return { $base64: raw.toString("base64") };
+    return value === Number.POSITIVE_INFINITY ? { $infinity: 1 } : value;
+  });
 }
 
 export function decode(line: string): unknown {
-  return JSON.parse(line, (_key, value) =>
-    typeof value === "object" && value !== null && value.$infinity === 1
-      ? Number.POSITIVE_INFINITY
-      : value,
-  );
+  return JSON.parse(line, (_key, value) => {
+    if (typeof value !== "object" || value === null) return value;
+    if (value.$infinity === 1) return Number.POSITIVE_INFINITY;
+    if (typeof value.$base64 === "string") return Buffer.from(value.$base64, "base64");
+    return value;
+  });
 }
 
 /**
