@@ -89,7 +89,7 @@ export class Sessions {
   /** The Workspace of session `id`, for a connection that opened it. */
   use(id: unknown, owner: object): Workspace {
     const session = typeof id === "string" ? this.#sessions.get(id) : undefined;
-    if (!session || !session.owners.has(owner)) {
+    if (!session?.owners.has(owner)) {
       throw new FreshfsError(
         "INVALID_ARGUMENT",
         "daemon: no such session for this connection (it closed, or expired); open one again.",
