@@ -35,9 +35,11 @@ export interface FreshfsServerOptions {
   /**
    * Where the tools run: the user's daemon (`auto`: every server on a tree shares its watches
    * and content index, each server's guard a session of its own there), this process (`off`),
-   * or the daemon on a socket path. An agent runs a server per agent, per sub-agent, per
-   * restart: the daemon is what keeps them from each walking, watching and indexing the tree.
-   * @default "auto"
+   * or the daemon on a socket path. `freshfs mcp` asks for `auto` (`--no-daemon` for `off`): an
+   * agent runs a server per agent, per sub-agent, per restart, and the daemon keeps them from
+   * each walking, watching and indexing the tree. A server made in a caller's own process keeps
+   * its work there unless asked, as the library's Workspace does.
+   * @default "off"
    */
   daemon?: "auto" | "off" | (string & {}) | undefined;
   /** A guard session to join in the daemon (reads shared with its other clients). */
@@ -106,7 +108,7 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
     roots: options.roots,
     policy: options.policy,
     partialReads: options.partialReads,
-    daemon: options.daemon ?? "auto",
+    daemon: options.daemon ?? "off",
     session: options.session,
   });
   // The SDK's low-level Server rather than McpServer: McpServer checks arguments against the

@@ -67,10 +67,13 @@ export function runAsNobody(script: string): {
   stderr: string;
   status: number | null;
 } {
+  // Not the test file's runtime directory (test/setup.ts): it is root's, and nobody's own is
+  // its default one.
+  const { FRESHFS_RUNTIME_DIR: _ours, ...env } = process.env;
   const run = spawnSync(
     "setpriv",
     [...NOBODY, process.execPath, "--input-type=module", "-e", script.replaceAll("ENTRY", entry())],
-    { encoding: "utf8" },
+    { encoding: "utf8", env },
   );
   return { stdout: run.stdout, stderr: run.stderr, status: run.status };
 }
