@@ -930,21 +930,10 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
   if (rg !== undefined && last.rg !== undefined) {
     const reference = printedLines(last.rg.stdout);
     const where = (way: Way) => `${row.label}, ${WAY_NAMES[way]}`;
-    if (last.cli) {
-      checks.cli = compare(
-        reference,
-        printedLines(last.cli.stdout),
-        cliNotes(last.cli),
-        where("cli"),
-      );
-    }
-    if (last.daemon) {
-      checks.daemon = compare(
-        reference,
-        printedLines(last.daemon.stdout),
-        cliNotes(last.daemon),
-        where("daemon"),
-      );
+    for (const way of ["cli", "daemon"] as const) {
+      const run = last[way];
+      if (run)
+        checks[way] = compare(reference, printedLines(run.stdout), cliNotes(run), where(way));
     }
     if (last.cold) {
       checks.cold = compare(
