@@ -10,8 +10,11 @@ export {
   configureContentIndex,
   contentIndexPolicy,
   contentIndexStats,
+  type SnapshotStats,
+  saveContentIndexSnapshots,
   waitForContentIndex,
 } from "./content/registry.js";
+export { snapshotDirPath } from "./content/snapshot-files.js";
 export { FreshfsError, type FreshfsErrorCode } from "./errors.js";
 export { decodeName, encodeName, fsPath, hasEscapedBytes } from "./io/bytes.js";
 export { LOCK_STALE_MS, LOCK_WAIT_MS } from "./io/lockfile.js";

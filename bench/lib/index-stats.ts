@@ -4,7 +4,9 @@
  */
 import type { ContentIndexStats } from "../../src/index.js";
 
-export type SummedIndexStats = Omit<ContentIndexStats, "root"> & { readonly indexes: number };
+export type SummedIndexStats = Omit<ContentIndexStats, "root" | "snapshot"> & {
+  readonly indexes: number;
+};
 
 export function sumIndexStats(stats: readonly ContentIndexStats[]): SummedIndexStats {
   const sum = (pick: (s: ContentIndexStats) => number) => stats.reduce((n, s) => n + pick(s), 0);

@@ -39,7 +39,20 @@ function describe(status: DaemonStatus): string {
     lines.push(
       `  ${root.root} (${flags}): ${root.status}, ${root.entries} entries, ${root.directories} directories watched, content index ${root.indexedFiles} files in ${mib(root.indexBytes)}`,
     );
+    for (const snapshot of root.snapshots) {
+      const written =
+        snapshot.savedAgoMs === undefined
+          ? "not written by this daemon"
+          : `${mib(snapshot.savedBytes ?? 0)} written ${(snapshot.savedAgoMs / 1000).toFixed(0)} s ago`;
+      const saved = `${written}, ${snapshot.current ? "current" : "changes since"}`;
+      const loaded =
+        snapshot.outcome ?? (snapshot.restore === "done" ? "none to load" : snapshot.restore);
+      lines.push(`    snapshot: ${loaded}; ${saved}`);
+    }
   }
+  lines.push(
+    `snapshots ${status.snapshotDir ?? "off (FRESHFS_SNAPSHOTS=0, or no private cache directory)"}`,
+  );
   return `${lines.join("\n")}\n`;
 }
 

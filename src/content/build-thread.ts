@@ -10,7 +10,7 @@
  * without an index).
  */
 
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
 import { hasEscapedBytes } from "../io/bytes.js";
 import {
@@ -20,9 +20,13 @@ import {
   FOLDS_ASIDE,
   HAS_NUL,
   NON_ASCII,
+  type Restored,
+  type RestoreJob,
   type SegmentData,
+  STAMP_FIELDS,
   UNINDEXED,
 } from "./format.js";
+import { confirmSegments, readSnapshot, SnapshotRejected } from "./snapshot.js";
 import { FOLD, followBit, KEY_BITS, LOWER, trigramKey, UPPER, upperKey } from "./trigrams.js";
 
 /** Files larger than this are indexed in blocks of whole lines of about `BLOCK_BYTES`. */
@@ -73,7 +77,12 @@ function pushPair(key: number, file: number): void {
 }
 
 /** Reads a whole file into `scratch`; else its size when too large, or -1 when unreadable. */
-function readWhole(path: string, maxFileBytes: number): { length: number; size: number } | number {
+function readWhole(
+  path: string,
+  maxFileBytes: number,
+  stamps: BigInt64Array,
+  at: number,
+): { length: number; size: number } | number {
   // A name that is not UTF-8 (escaped bytes): the live tree learns of its changes only by
   // reading its directory again, so grep reads it itself, never trusting an index entry.
   if (hasEscapedBytes(path)) return -1;
@@ -84,19 +93,25 @@ function readWhole(path: string, maxFileBytes: number): { length: number; size: 
     return -1;
   }
   try {
-    const stats = fstatSync(fd);
+    // Taken before reading: a change after it leaves a stat that differs from the one kept.
+    const stats = fstatSync(fd, { bigint: true });
     if (!stats.isFile()) return -1;
-    if (stats.size > maxFileBytes) return stats.size;
-    if (stats.size > scratch.length) {
-      scratch = Buffer.allocUnsafe(Math.max(stats.size, Math.min(stats.size * 2, 1 << 24)));
+    const size = Number(stats.size);
+    if (size > maxFileBytes) return size;
+    if (size > scratch.length) {
+      scratch = Buffer.allocUnsafe(Math.max(size, Math.min(size * 2, 1 << 24)));
     }
     let total = 0;
-    while (total < stats.size) {
-      const n = readSync(fd, scratch, total, stats.size - total, total);
+    while (total < size) {
+      const n = readSync(fd, scratch, total, size - total, total);
       if (n === 0) break;
       total += n;
     }
-    return { length: total, size: stats.size };
+    stamps[at] = stats.dev;
+    stamps[at + 1] = stats.ino;
+    stamps[at + 2] = stats.mtimeNs;
+    stamps[at + 3] = stats.ctimeNs;
+    return { length: total, size };
   } catch {
     return -1;
   } finally {
@@ -205,6 +220,7 @@ function indexUnit(
 interface Run {
   readonly flags: Uint8Array;
   readonly sizes: Float64Array;
+  readonly stamps: BigInt64Array;
   /** File f's units are `fileUnits[f]` to `fileUnits[f + 1]`. */
   readonly fileUnits: Uint32Array;
   /** Per unit: its first byte in the file, and that byte's line number. */
@@ -241,6 +257,7 @@ export function buildSegment(job: BuildJob): SegmentData {
     bitmaps,
     flags: run.flags.slice(0, count),
     sizes: run.sizes.slice(0, count),
+    stamps: run.stamps.slice(0, count * STAMP_FIELDS),
     units,
     fileUnits: run.fileUnits.slice(0, count + 1),
     unitOffsets: Float64Array.from(run.unitOffsets),
@@ -260,6 +277,7 @@ function readRun(job: BuildJob): Run {
   const run: Run = {
     flags: new Uint8Array(limit),
     sizes: new Float64Array(limit),
+    stamps: new BigInt64Array(limit * STAMP_FIELDS),
     fileUnits: new Uint32Array(limit + 1),
     unitOffsets: [],
     unitLines: [],
@@ -281,7 +299,12 @@ function readRun(job: BuildJob): Run {
     run.fileUnits[file + 1] = unit + 1;
     run.unitOffsets.push(0);
     run.unitLines.push(1);
-    const read = readWhole(`${job.root}/${paths[file]}`, job.maxFileBytes);
+    const read = readWhole(
+      `${job.root}/${paths[file]}`,
+      job.maxFileBytes,
+      run.stamps,
+      file * STAMP_FIELDS,
+    );
     if (typeof read === "number") {
       run.flags[file] = UNINDEXED;
       run.sizes[file] = Math.max(read, 0);
@@ -460,21 +483,57 @@ function writePostings(
   return { starts, lists, bitmaps };
 }
 
+/** Loads a snapshot and confirms each of its files by its stat; see `snapshot.ts`. */
+export function restore(job: RestoreJob): Restored {
+  try {
+    const size = statSync(job.path).size;
+    if (size > job.maxBytes * 2) {
+      throw new SnapshotRejected(`its ${size} bytes are over twice the index's budget`);
+    }
+    const { header, segments } = readSnapshot(job.path, job.root, job.policy);
+    const { confirmed, changed } = confirmSegments(job.root, segments, BigInt(header.savedAtNs));
+    return { kind: "restored", id: job.id, segments, confirmed, changed };
+  } catch (error) {
+    const reason =
+      error instanceof SnapshotRejected
+        ? error.message
+        : `it could not be read (${(error as Error).message})`;
+    return { kind: "rejected", id: job.id, reason };
+  }
+}
+
+function transfers(segment: SegmentData): ArrayBuffer[] {
+  return [
+    segment.keys.buffer,
+    segment.starts.buffer,
+    segment.lists.buffer,
+    segment.denseKeys.buffer,
+    segment.bitmaps.buffer,
+    segment.flags.buffer,
+    segment.sizes.buffer,
+    segment.stamps.buffer,
+    segment.fileUnits.buffer,
+    segment.unitOffsets.buffer,
+    segment.unitLines.buffer,
+  ] as ArrayBuffer[];
+}
+
 if (parentPort) {
   const port = parentPort;
-  port.on("message", (job: BuildJob) => {
+  port.on("message", (job: BuildJob | RestoreJob) => {
+    if ("kind" in job) {
+      const restored = restore(job);
+      const buffers =
+        restored.kind === "restored"
+          ? restored.segments.flatMap((segment) => [
+              ...transfers(segment.data),
+              segment.stale.buffer as ArrayBuffer,
+            ])
+          : [];
+      port.postMessage(restored, buffers);
+      return;
+    }
     const segment = buildSegment(job);
-    port.postMessage(segment, [
-      segment.keys.buffer,
-      segment.starts.buffer,
-      segment.lists.buffer,
-      segment.denseKeys.buffer,
-      segment.bitmaps.buffer,
-      segment.flags.buffer,
-      segment.sizes.buffer,
-      segment.fileUnits.buffer,
-      segment.unitOffsets.buffer,
-      segment.unitLines.buffer,
-    ] as ArrayBuffer[]);
+    port.postMessage(segment, transfers(segment));
   });
 }

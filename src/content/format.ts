@@ -17,6 +17,41 @@ export interface BuildJob {
   readonly maxSegmentBytes: number;
 }
 
+/** A snapshot to load: its segments come back as a run's do, each file confirmed by its stat. */
+export interface RestoreJob {
+  readonly kind: "restore";
+  readonly id: number;
+  /** The tree's canonical root, which the snapshot must be of. */
+  readonly root: string;
+  readonly policy: string;
+  /** The snapshot file. */
+  readonly path: string;
+  /** Largest snapshot accepted (the index's budget). */
+  readonly maxBytes: number;
+}
+
+/** What a restore job answers: the segments and which of their files changed, or why none. */
+export type Restored =
+  | {
+      readonly kind: "restored";
+      readonly id: number;
+      readonly segments: readonly RestoredSegment[];
+      /** Files whose stat no longer matched (or that are gone): left stale. */
+      readonly changed: number;
+      /** Files confirmed unchanged. */
+      readonly confirmed: number;
+    }
+  | { readonly kind: "rejected"; readonly id: number; readonly reason: string };
+
+export interface RestoredSegment {
+  readonly paths: readonly string[];
+  readonly data: SegmentData;
+  /** 1 for each file not to be trusted: changed, gone, or stale when saved. */
+  readonly stale: Uint8Array;
+}
+
+export const STAMP_FIELDS = 4;
+
 /** Per-file flags. */
 export const BINARY = 1;
 export const NON_ASCII = 2;
@@ -71,6 +106,12 @@ export interface SegmentData {
   readonly flags: Uint8Array;
   /** Bytes of each file when read. */
   readonly sizes: Float64Array;
+  /**
+   * Each file's stat when it was opened, `STAMP_FIELDS` per file: device, inode, mtime and ctime
+   * in nanoseconds (all 0 for a file left unindexed). A snapshot's entry is trusted again only
+   * where the file's stat still says the same.
+   */
+  readonly stamps: BigInt64Array;
   /** Bytes of text read. */
   readonly textBytes: number;
 }

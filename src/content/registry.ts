@@ -10,12 +10,23 @@
  * met them. When the budget is reached, the index stops growing: the files beyond it are read
  * from disk on every search, as without an index.
  */
+import { existsSync } from "node:fs";
+import { unlink } from "node:fs/promises";
+import { dirname } from "node:path";
 import type { Worker } from "node:worker_threads";
 import { startModuleWorker } from "../io/thread.js";
 import type { LiveTree } from "../live/tree.js";
 import { envCount, type ScanResult } from "../scan/cache.js";
 import { resolveScanRoot } from "../scan/walk.js";
-import type { BuildJob, SegmentData } from "./format.js";
+import type { BuildJob, Restored, RestoreJob, SegmentData } from "./format.js";
+import { snapshotChunks } from "./snapshot.js";
+import {
+  ensureSnapshotDir,
+  snapshotFileFor,
+  sweepTemps,
+  treePolicy,
+  writeSnapshot,
+} from "./snapshot-files.js";
 import { ContentIndex, segmentBytes } from "./store.js";
 
 export interface ContentIndexPolicy {
@@ -28,6 +39,11 @@ export interface ContentIndexPolicy {
    * (a segment's 16-bit unit numbers must leave room for the blocks of the largest).
    */
   readonly maxFileBytes: number;
+  /**
+   * Where each index is saved once built, and loaded from when its tree is kept again (the
+   * daemon's: `snapshotDirPath()`); undefined keeps indexes in memory only. @default undefined
+   */
+  readonly snapshotDir: string | undefined;
 }
 
 export interface ContentIndexStats {
@@ -45,6 +61,21 @@ export interface ContentIndexStats {
   readonly full: boolean;
   /** Milliseconds from the first run to the last of the first build (undefined: not done). */
   readonly buildMs: number | undefined;
+  /** The index's snapshot, where indexes are saved. */
+  readonly snapshot: SnapshotStats | undefined;
+}
+
+export interface SnapshotStats {
+  readonly file: string;
+  /** `pending`: to be loaded once the tree is settled; `loading`; `done`: loaded, or none. */
+  readonly restore: "pending" | "loading" | "done";
+  /** What loading it came to: how many files were confirmed, or why it was discarded. */
+  readonly outcome: string | undefined;
+  /** The file on disk holds the index as it stands (written, or loaded with nothing changed). */
+  readonly current: boolean;
+  /** Bytes of the last snapshot written by this process, and how long ago (ms). */
+  readonly savedBytes: number | undefined;
+  readonly savedAgoMs: number | undefined;
 }
 
 const RUN_FILES = 4096;
@@ -58,19 +89,41 @@ const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
 const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_FILE_BYTES_AT_MOST = 256 * 1024 * 1024;
 
+/** A snapshot is first written this long after the build ends (changes seldom come alone). */
+const SAVE_AFTER_MS = 2_000;
+/** Then at most once in this long, while changes are indexed. */
+const SAVE_EVERY_MS = 60_000;
+
 function fromEnv(): ContentIndexPolicy {
   return {
     enabled: process.env.FS_INDEX !== "0",
     maxBytes: envCount("FS_INDEX_MAX_BYTES", DEFAULT_MAX_BYTES),
     maxFileBytes: envCount("FS_INDEX_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES),
+    snapshotDir: undefined,
   };
 }
 
 interface Task {
   readonly index: ContentIndex;
-  readonly job: BuildJob;
+  readonly job: BuildJob | RestoreJob;
   readonly paths: readonly string[];
   readonly run: ReturnType<ContentIndex["begin"]>;
+}
+
+/** An index's snapshot: loading it once, saving it after builds. */
+interface SnapshotUpkeep {
+  readonly file: string;
+  readonly policy: string;
+  restore: "pending" | "loading" | "done";
+  loadStarted: number;
+  finishRestore: () => void;
+  outcome: string | undefined;
+  /** The index's version the file on disk holds. */
+  savedVersion: number;
+  saving: Promise<void> | undefined;
+  saveTimer: NodeJS.Timeout | undefined;
+  savedAt: number | undefined;
+  savedBytes: number | undefined;
 }
 
 /** What the registry keeps beside each index. */
@@ -87,6 +140,7 @@ interface Upkeep {
   /** Maintenance asked for and not yet run. */
   soon: number;
   waiters: (() => void)[];
+  snapshot: SnapshotUpkeep | undefined;
 }
 
 export class ContentIndexes {
@@ -100,6 +154,9 @@ export class ContentIndexes {
   #currentThread: Worker | undefined;
   #jobs = 0;
   #idleTimer: NodeJS.Timeout | undefined;
+  /** Where a discarded or unsaved snapshot is told of. */
+  warn: (message: string) => void = (message) =>
+    process.emitWarning(message, { type: "FreshfsSnapshotWarning" });
 
   configure(policy: Partial<ContentIndexPolicy> | undefined): void {
     this.#policy = { ...fromEnv(), ...policy };
@@ -125,10 +182,63 @@ export class ContentIndexes {
         generation: index.generation,
         soon: 0,
         waiters: [],
+        snapshot: this.#snapshotOf(tree, index),
       });
       tree.observe(index);
     }
     return index;
+  }
+
+  /** The tree's snapshot place, where snapshots are kept; marks it to load if it exists. */
+  #snapshotOf(tree: LiveTree, index: ContentIndex): SnapshotUpkeep | undefined {
+    const dir = this.#policy.snapshotDir;
+    if (dir === undefined) return undefined;
+    const policy = treePolicy(tree.includeHidden, tree.useGitignore);
+    const file = snapshotFileFor(dir, tree.root, policy);
+    const snapshot: SnapshotUpkeep = {
+      file,
+      policy,
+      restore: existsSync(file) ? "pending" : "done",
+      loadStarted: 0,
+      finishRestore: () => undefined,
+      outcome: undefined,
+      savedVersion: -1,
+      saving: undefined,
+      saveTimer: undefined,
+      savedAt: undefined,
+      savedBytes: undefined,
+    };
+    if (snapshot.restore === "pending") {
+      index.restoring = new Promise((resolve) => {
+        snapshot.finishRestore = () => {
+          index.restoring = undefined;
+          resolve();
+        };
+      });
+    }
+    return snapshot;
+  }
+
+  /**
+   * Before a search consults `index`: where its snapshot is still to be loaded, starts loading
+   * it (once the tree is settled) and waits for it, which costs a fraction of reading every
+   * file. Resolves at once otherwise, and when `signal` aborts.
+   */
+  async ready(index: ContentIndex, listing: ScanResult, signal?: AbortSignal): Promise<void> {
+    const snapshot = this.#upkeep.get(index)?.snapshot;
+    if (!snapshot || snapshot.restore === "done") return;
+    this.maintain(index, listing);
+    const restoring = index.restoring;
+    if (snapshot.restore !== "loading" || !restoring) return;
+    if (signal?.aborted) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      signal?.addEventListener("abort", done, { once: true });
+      void restoring.then(done);
+    });
   }
 
   /** `maintain`, once the caller's answer is on its way (the next turn of the loop). */
@@ -182,8 +292,13 @@ export class ContentIndexes {
       this.#settle(upkeep);
       return;
     }
+    if (upkeep.snapshot?.restore === "pending") {
+      this.#restore(index, upkeep.snapshot);
+      return;
+    }
     if (upkeep.full || this.#totalBytes() >= this.#policy.maxBytes) {
       upkeep.full = true;
+      this.#saveLater(index, upkeep);
       this.#settle(upkeep);
       return;
     }
@@ -191,6 +306,7 @@ export class ContentIndexes {
     upkeep.cursor = todo.first;
     if (todo.paths.length === 0) {
       index.buildEnded ??= performance.now();
+      this.#saveLater(index, upkeep);
       this.#settle(upkeep);
       return;
     }
@@ -205,6 +321,118 @@ export class ContentIndexes {
     };
     this.#queue.push({ index, job, paths, run: index.begin() });
     this.#pump();
+  }
+
+  /** Loads the snapshot on the build thread, ahead of any run: it is one, to the index. */
+  #restore(index: ContentIndex, snapshot: SnapshotUpkeep): void {
+    snapshot.restore = "loading";
+    snapshot.loadStarted = performance.now();
+    const job: RestoreJob = {
+      kind: "restore",
+      id: ++this.#jobs,
+      root: index.root,
+      policy: snapshot.policy,
+      path: snapshot.file,
+      maxBytes: this.#policy.maxBytes,
+    };
+    this.#queue.unshift({ index, job, paths: [], run: index.begin() });
+    this.#pump();
+  }
+
+  #restored(task: Task, restored: Restored): void {
+    const { index } = task;
+    const upkeep = this.#upkeep.get(index);
+    const snapshot = upkeep?.snapshot;
+    if (!upkeep || !snapshot) {
+      index.abandon(task.run);
+      return;
+    }
+    const ms = Math.round(performance.now() - snapshot.loadStarted);
+    if (restored.kind === "rejected") {
+      index.abandon(task.run);
+      snapshot.outcome = `discarded: ${restored.reason}`;
+      this.warn(
+        `freshfs: the content index snapshot ${snapshot.file} was discarded: ${restored.reason}. The index is built anew.`,
+      );
+      void unlink(snapshot.file).catch(() => undefined);
+    } else {
+      let bytes = 0;
+      for (const segment of restored.segments) bytes += segmentBytes(segment.data);
+      if (this.#totalBytes() + bytes > this.#policy.maxBytes) {
+        index.abandon(task.run);
+        snapshot.outcome = `not loaded: its ${bytes} bytes are over the indexes' budget`;
+      } else {
+        index.landAll(task.run, restored.segments);
+        snapshot.outcome = `loaded in ${ms} ms: ${restored.confirmed} files confirmed by their stat, ${restored.changed} to read again`;
+        if (restored.changed === 0) snapshot.savedVersion = index.version;
+      }
+    }
+    snapshot.restore = "done";
+    snapshot.finishRestore();
+    upkeep.cursor = 0;
+    this.#next(index, upkeep);
+  }
+
+  /** Saves the index's snapshot a while after its build ends, unless it holds it already. */
+  #saveLater(index: ContentIndex, upkeep: Upkeep): void {
+    const snapshot = upkeep.snapshot;
+    if (snapshot?.restore !== "done" || snapshot.saving || snapshot.saveTimer) return;
+    if (index.version === snapshot.savedVersion) return;
+    const since = snapshot.savedAt === undefined ? Infinity : performance.now() - snapshot.savedAt;
+    const wait = Math.max(SAVE_AFTER_MS, SAVE_EVERY_MS - since);
+    snapshot.saveTimer = setTimeout(() => {
+      snapshot.saveTimer = undefined;
+      void this.#save(index, upkeep, snapshot);
+    }, wait);
+    snapshot.saveTimer.unref();
+  }
+
+  /**
+   * Writes the index as it stands. The time it is taken at comes first, then a sync with the
+   * tree: every change made before that time has been heard (and marked) when the stale flags
+   * are copied; a file changed after it has a stat that differs, or one within the racy window.
+   */
+  #save(index: ContentIndex, upkeep: Upkeep, snapshot: SnapshotUpkeep): Promise<void> {
+    snapshot.saving ??= (async () => {
+      try {
+        const savedAtNs = BigInt(Date.now()) * 1_000_000n;
+        await upkeep.tree.query(undefined, undefined);
+        if (index.isClosed || upkeep.tree.isClosed) return;
+        const version = index.version;
+        const chunks = snapshotChunks(index.root, snapshot.policy, savedAtNs, index.saved());
+        const dir = dirname(snapshot.file);
+        ensureSnapshotDir(dir);
+        sweepTemps(dir);
+        snapshot.savedBytes = await writeSnapshot(snapshot.file, chunks);
+        snapshot.savedAt = performance.now();
+        snapshot.savedVersion = version;
+      } catch (error) {
+        snapshot.outcome = `not saved: ${(error as Error).message}`;
+        this.warn(
+          `freshfs: the content index snapshot ${snapshot.file} was not saved: ${(error as Error).message}`,
+        );
+      } finally {
+        snapshot.saving = undefined;
+      }
+    })();
+    return snapshot.saving;
+  }
+
+  /**
+   * Saves every index not saved as it stands (the daemon, before it exits); resolves once each
+   * is written or failed.
+   */
+  async saveAll(): Promise<void> {
+    const saves: Promise<void>[] = [];
+    for (const [index, upkeep] of this.#upkeep) {
+      const snapshot = upkeep.snapshot;
+      if (snapshot?.restore !== "done" || index.isClosed) continue;
+      clearTimeout(snapshot.saveTimer);
+      snapshot.saveTimer = undefined;
+      if (snapshot.saving) saves.push(snapshot.saving);
+      if (index.version !== snapshot.savedVersion) saves.push(this.#save(index, upkeep, snapshot));
+    }
+    await Promise.all(saves);
   }
 
   #settle(upkeep: Upkeep): void {
@@ -251,7 +479,7 @@ export class ContentIndexes {
   #startThread(): Worker {
     if (this.#thread) return this.#thread;
     const thread = startModuleWorker(import.meta.url, "build-thread", {});
-    thread.on("message", (segment: SegmentData) => this.#landed(segment));
+    thread.on("message", (message: SegmentData | Restored) => this.#landed(message));
     // A failed build thread costs the index, never a search: the runs are dropped and the
     // files stay unindexed (read from disk), and the next run starts a new thread.
     thread.on("error", () => undefined);
@@ -263,6 +491,11 @@ export class ContentIndexes {
       if (task) {
         task.index.abandon(task.run);
         const upkeep = this.#upkeep.get(task.index);
+        if (upkeep?.snapshot?.restore === "loading") {
+          upkeep.snapshot.restore = "done";
+          upkeep.snapshot.outcome = "not loaded: the build thread failed";
+          upkeep.snapshot.finishRestore();
+        }
         if (upkeep) {
           upkeep.full = true;
           this.#settle(upkeep);
@@ -274,11 +507,14 @@ export class ContentIndexes {
     return thread;
   }
 
-  #landed(segment: SegmentData): void {
+  #landed(message: SegmentData | Restored): void {
     const task = this.#current;
     this.#currentThread = undefined;
     this.#current = undefined;
-    if (task && task.job.id === segment.id) {
+    if (task && "kind" in message) {
+      if (task.job.id === message.id) this.#restored(task, message);
+    } else if (task && task.job.id === message.id) {
+      const segment = message as SegmentData;
       const { index } = task;
       const upkeep = this.#upkeep.get(index);
       if (this.#totalBytes() + segmentBytes(segment) > this.#policy.maxBytes) {
@@ -305,6 +541,10 @@ export class ContentIndexes {
     this.#indexes.delete(tree);
     const upkeep = this.#upkeep.get(index);
     this.#upkeep.delete(index);
+    if (upkeep?.snapshot) {
+      clearTimeout(upkeep.snapshot.saveTimer);
+      upkeep.snapshot.finishRestore();
+    }
     if (upkeep) this.#settle(upkeep);
     this.#queue = this.#queue.filter((task) => task.index !== index);
   }
@@ -341,6 +581,17 @@ export class ContentIndexes {
           index.buildStarted !== undefined && index.buildEnded !== undefined
             ? index.buildEnded - index.buildStarted
             : undefined,
+        snapshot: upkeep.snapshot && {
+          file: upkeep.snapshot.file,
+          restore: upkeep.snapshot.restore,
+          outcome: upkeep.snapshot.outcome,
+          current: upkeep.snapshot.savedVersion === index.version,
+          savedBytes: upkeep.snapshot.savedBytes,
+          savedAgoMs:
+            upkeep.snapshot.savedAt === undefined
+              ? undefined
+              : Math.round(performance.now() - upkeep.snapshot.savedAt),
+        },
       });
     }
     return out;
@@ -366,6 +617,14 @@ export function contentIndexPolicy(): ContentIndexPolicy {
  */
 export function waitForContentIndex(root: string): Promise<void> {
   return contentIndexes.waitFor(resolveScanRoot(root));
+}
+
+/**
+ * Writes the snapshot of every index not saved as it stands (where `snapshotDir` is set);
+ * resolves once each is written or failed. A long-lived process calls it before it exits.
+ */
+export function saveContentIndexSnapshots(): Promise<void> {
+  return contentIndexes.saveAll();
 }
 
 /** What the content indexes of `root` hold now. */

@@ -299,6 +299,10 @@ export class ContentIndex implements TreeObserver {
   #view: View | undefined;
   /** Paths changed since the index last looked for files to index again. */
   changedSinceMaintenance = true;
+  /** Bumped by every change heard and every segment landed: a snapshot says which it holds. */
+  version = 0;
+  /** A snapshot being loaded: searches wait for it rather than read every file. */
+  restoring: Promise<void> | undefined;
   /** When the first build began and ended (performance.now()). */
   buildStarted: number | undefined;
   buildEnded: number | undefined;
@@ -338,6 +342,7 @@ export class ContentIndex implements TreeObserver {
 
   changed(rel: string): void {
     const at = ++this.#changes;
+    this.version++;
     this.changedSinceMaintenance = true;
     for (const segment of this.#segments.values()) segment.changed(rel);
     if (this.#inFlight.size > 0) this.#recent.push({ rel, at });
@@ -345,6 +350,7 @@ export class ContentIndex implements TreeObserver {
 
   reset(): void {
     this.#generation++;
+    this.version++;
     this.#view = undefined;
     this.#segments.clear();
     this.#files.clear();
@@ -377,29 +383,52 @@ export class ContentIndex implements TreeObserver {
 
   /** A run's segment: `paths` are the run's (the segment covers the first `data.count`). */
   land(run: InFlight, paths: readonly string[], data: SegmentData): void {
+    this.landAll(run, [{ paths: paths.slice(0, data.count), data }]);
+  }
+
+  /**
+   * A run's segments (a snapshot's, or one built): changes heard since the run began, and the
+   * files each says are stale, are marked before any search sees it.
+   */
+  landAll(
+    run: InFlight,
+    landed: readonly { paths: readonly string[]; data: SegmentData; stale?: Uint8Array }[],
+  ): void {
     this.#inFlight.delete(run);
-    if (run.generation !== this.#generation || this.#closed) return;
-    const segment = new Segment(
-      this.#nextSegment++,
-      run.startedAt,
-      paths.slice(0, data.count),
-      data,
-    );
-    for (const change of this.#recent) {
-      if (change.at > run.startedAt) segment.changed(change.rel);
+    if (run.generation !== this.#generation || this.#closed) {
+      this.#trimRecent();
+      return;
     }
-    this.#trimRecent();
-    const base = segment.id * SEGMENT_ID;
-    for (let local = 0; local < segment.paths.length; local++) {
-      const path = segment.paths[local] as string;
-      const before = this.#files.get(path);
-      if (before !== undefined) this.#entry(before)?.segment.markStale(before % SEGMENT_ID);
-      this.#files.set(path, base + local);
+    for (const { paths, data, stale } of landed) {
+      const segment = new Segment(this.#nextSegment++, run.startedAt, paths, data);
+      if (stale)
+        for (let local = 0; local < data.count; local++) if (stale[local]) segment.markStale(local);
+      for (const change of this.#recent) {
+        if (change.at > run.startedAt) segment.changed(change.rel);
+      }
+      const base = segment.id * SEGMENT_ID;
+      for (let local = 0; local < segment.paths.length; local++) {
+        const path = segment.paths[local] as string;
+        const before = this.#files.get(path);
+        if (before !== undefined) this.#entry(before)?.segment.markStale(before % SEGMENT_ID);
+        this.#files.set(path, base + local);
+      }
+      this.#segments.set(segment.id, segment);
+      this.textBytes += data.textBytes;
     }
     this.#view = undefined;
-    this.#segments.set(segment.id, segment);
-    this.textBytes += data.textBytes;
+    this.version++;
+    this.#trimRecent();
     this.#dropEmpty();
+  }
+
+  /** The segments as they stand, each with a copy of its stale flags: what a snapshot keeps. */
+  saved(): { paths: readonly string[]; data: SegmentData; stale: Uint8Array }[] {
+    return [...this.#segments.values()].map((segment) => ({
+      paths: segment.paths,
+      data: segment.data,
+      stale: segment.stale.slice(),
+    }));
   }
 
   #trimRecent(): void {

@@ -8,6 +8,7 @@
  */
 import {
   type CallOptions,
+  contentIndexPolicy,
   contentIndexStats,
   explainPath,
   FreshfsError,
@@ -19,6 +20,7 @@ import {
   grep,
   grepFiles,
   type SearchProgress,
+  type SnapshotStats,
   TOOLS,
   type ToolMethod,
 } from "../index.js";
@@ -60,7 +62,11 @@ export interface DaemonStatus {
   readonly roots: readonly (LiveTreeInfo & {
     readonly indexedFiles: number;
     readonly indexBytes: number;
+    /** Each index's snapshot: what loading it came to, and the last one written. */
+    readonly snapshots: readonly SnapshotStats[];
   })[];
+  /** Where snapshots are kept; undefined when they are off (FRESHFS_SNAPSHOTS=0). */
+  readonly snapshotDir: string | undefined;
   readonly sessions: readonly SessionInfo[];
   readonly memory: { readonly rss: number; readonly heapUsed: number };
 }
@@ -156,8 +162,10 @@ export const METHODS: Readonly<Record<string, Method>> = {
           ...tree,
           indexedFiles: indexes.reduce((sum, index) => sum + index.files, 0),
           indexBytes: indexes.reduce((sum, index) => sum + index.bytes, 0),
+          snapshots: indexes.flatMap((index) => (index.snapshot ? [index.snapshot] : [])),
         };
       }),
+      snapshotDir: contentIndexPolicy().snapshotDir,
       sessions: state.sessions.describe(),
       memory: { rss: memory.rss, heapUsed: memory.heapUsed },
     };

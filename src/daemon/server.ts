@@ -27,7 +27,15 @@ import {
   socketPath,
   type WireError,
 } from "../client/protocol.js";
+import { reopenSnapshots } from "../content/reopen.js";
+import { ensureSnapshotDir } from "../content/snapshot-files.js";
 import { errnoOf, FreshfsError } from "../errors.js";
+import {
+  configureContentIndex,
+  contentIndexPolicy,
+  saveContentIndexSnapshots,
+  snapshotDirPath,
+} from "../index.js";
 import { acquireFileLock, type FileLock } from "../io/lockfile.js";
 import { ensurePrivateDir } from "../io/runtime-dir.js";
 import { packageVersion } from "../version.js";
@@ -73,11 +81,17 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<DaemonEnd>
   } catch (error) {
     if (errnoOf(error) !== "ENOENT") throw error;
   }
+  const snapshots = keepSnapshots();
   const daemon = new Daemon(socket, options.idleMs ?? DEFAULT_IDLE_MS);
   try {
     await daemon.listen();
     options.onListening?.(socket);
-    return await daemon.ended;
+    if (snapshots) void reopenSnapshots(snapshots, REOPEN);
+    const how = await daemon.ended;
+    // The next daemon starts from what this one knows: every index not saved as it stands is
+    // written before the lock is let go (a daemon killed instead leaves its last periodic one).
+    if (snapshots) await saveWithin(SAVE_AT_EXIT_MS);
+    return how;
   } finally {
     daemon.close();
     try {
@@ -87,6 +101,43 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<DaemonEnd>
     }
     lock?.release();
   }
+}
+
+/** Trees kept again at start: the 8 saved most recently, within the last week. */
+const REOPEN = {
+  max: 8,
+  maxAgeMs: 7 * 24 * 3600 * 1000,
+  warn: (message: string) => process.emitWarning(message, { type: "FreshfsSnapshotWarning" }),
+};
+/** Most time an exiting daemon spends writing snapshots (a 160 MB index takes under 1 s). */
+const SAVE_AT_EXIT_MS = 30_000;
+
+/**
+ * Turns content index snapshots on, in the user's cache directory, unless FRESHFS_SNAPSHOTS=0;
+ * returns the directory, or undefined (off, or the directory is not the user's alone: said
+ * once, and the daemon runs without).
+ */
+function keepSnapshots(): string | undefined {
+  if (process.env.FRESHFS_SNAPSHOTS === "0") return undefined;
+  const dir = snapshotDirPath();
+  try {
+    ensureSnapshotDir(dir);
+  } catch (error) {
+    REOPEN.warn(`freshfs: content index snapshots are off: ${(error as Error).message}`);
+    return undefined;
+  }
+  configureContentIndex({ ...contentIndexPolicy(), snapshotDir: dir });
+  return dir;
+}
+
+function saveWithin(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void saveContentIndexSnapshots().then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 class Daemon {

@@ -19,6 +19,17 @@ export function runtimeDirPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(tmpdir(), `freshfs-${process.getuid?.() ?? "user"}`);
 }
 
+/** What a private directory holds, and the variable that puts it elsewhere: for messages. */
+export interface PrivateDirUse {
+  readonly holds: string;
+  readonly variable: string;
+}
+
+const RUNTIME_USE: PrivateDirUse = {
+  holds: "its lock and temp files",
+  variable: "FRESHFS_RUNTIME_DIR",
+};
+
 /** Directories checked by this process: checked once, made again if removed (a tmp cleaner). */
 const checked = new Set<string>();
 
@@ -27,7 +38,7 @@ const checked = new Set<string>();
  * `PERMISSION_DENIED` naming what is wrong, since a directory another user may write could hand
  * this process a lock or a temp file of theirs.
  */
-export function ensurePrivateDir(dir: string): string {
+export function ensurePrivateDir(dir: string, about: PrivateDirUse = RUNTIME_USE): string {
   if (checked.has(dir)) return dir;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -46,7 +57,7 @@ export function ensurePrivateDir(dir: string): string {
   if (problem) {
     throw new FreshfsError(
       "PERMISSION_DENIED",
-      `freshfs keeps its lock and temp files in ${dir}, which ${problem}; nothing was changed. Remove it (freshfs makes it again, mode 0700), or set FRESHFS_RUNTIME_DIR to a directory of your own.`,
+      `freshfs keeps ${about.holds} in ${dir}, which ${problem}; nothing was changed. Remove it (freshfs makes it again, mode 0700), or set ${about.variable} to a directory of your own.`,
       { path: dir },
     );
   }

@@ -265,9 +265,13 @@ export class LiveTree implements WatchSubscriber {
         }
       }
       // Confirmations asked for before the sync have arrived by now, save those still queued
-      // behind a large setup: a few are worth waiting for, many are not.
+      // behind a large setup: a few are worth waiting for, many are not, except behind the
+      // first setup (a second call right after the first walk), where the wait (~60 µs a
+      // directory) ends in a live listing, and a walk, competing with the setup for the
+      // cores, in another walk at the next call.
       const waiting = this.#dirs.unconfirmed + this.#sources.unconfirmed;
-      if (waiting > 0 && waiting <= 512 && this.#distrust === undefined) {
+      const worth = waiting <= 512 || this.#status === "starting";
+      if (waiting > 0 && worth && this.#distrust === undefined) {
         await this.#confirmations(signal);
       }
     }
@@ -286,6 +290,23 @@ export class LiveTree implements WatchSubscriber {
     }
     if (this.#status === "starting" && this.#dirs.unconfirmed === 0) this.#status = "live";
     return this.#snapshot("live");
+  }
+
+  /**
+   * Resolves once every watch set up so far is confirmed, the tree is closed, or `timeoutMs`
+   * passed: a caller that keeps the tree for later (the daemon reopening the trees it kept)
+   * asks for the live listing only then.
+   */
+  async whenConfirmed(timeoutMs: number): Promise<void> {
+    const until = performance.now() + timeoutMs;
+    while (
+      !this.#closed &&
+      this.#distrust === undefined &&
+      (this.#dirs.unconfirmed > 0 || this.#sources.unconfirmed > 0) &&
+      performance.now() < until
+    ) {
+      await this.#confirmations(undefined);
+    }
   }
 
   #confirmations(signal: AbortSignal | undefined): Promise<void> {

@@ -13,6 +13,7 @@
  */
 import { statSync } from "node:fs";
 import { contentIndexes } from "../../content/registry.js";
+import { indexWhenLive } from "../../content/reopen.js";
 import { FreshfsError } from "../../errors.js";
 import {
   consultIndex,
@@ -125,6 +126,8 @@ async function search(
   if (streamed?.started) {
     scheduled = await streamed.finish(found.candidates);
   } else if (index) {
+    // A snapshot being loaded answers sooner than reading every file: it is waited for.
+    if (found.listing) await contentIndexes.ready(index, found.listing, options.signal);
     const reading = consultIndex(index, found.candidates, options);
     sink.reading(reading.files, reading.positions, reading.knownBinary);
     const feed = new FileFeed(reading.files);
@@ -137,6 +140,9 @@ async function search(
   // Files changed since the index read them (or new) are indexed again, once this answer is
   // returned: the build thread does not compete with its reading, nor the bookkeeping with it.
   if (index && found.listing) contentIndexes.maintainSoon(index, found.listing);
+  else if (found.freshness === "walked" && options.index && options.watch) {
+    void indexWhenLive(target.root, options.policy);
+  }
   return sink.result(answered(target, found), scheduled, found.candidates.length);
 }
 
