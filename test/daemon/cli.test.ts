@@ -19,70 +19,21 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { runtimeDir } from "../helpers/daemons.js";
+import {
+  alive,
+  BIN,
+  daemonPid,
+  envFor,
+  freshfs,
+  REPO,
+  type Run,
+  runtimeDir,
+  stopDaemons,
+  until,
+} from "../helpers/daemons.js";
 import { tempTree } from "../helpers/fs.js";
 import { canRunAsNobody } from "../helpers/nobody.js";
-
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
-const BIN = join(REPO, "dist", "cli", "main.js");
-
-interface Run {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function envFor(runtime: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    FRESHFS_DAEMON: "1",
-    FRESHFS_RUNTIME_DIR: runtime,
-    FRESHFS_DAEMON_IDLE_MS: "60000",
-    ...extra,
-  };
-}
-
-function freshfs(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, bin = BIN): Run {
-  const run = spawnSync(process.execPath, [bin, ...args], { cwd, env, encoding: "utf8" });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
-}
-
-/** The daemon's pid, as `freshfs daemon status --json` reports it; undefined when none runs. */
-function daemonPid(runtime: string): number | undefined {
-  const run = freshfs(["daemon", "status", "--json"], REPO, envFor(runtime));
-  if (run.status !== 0) return undefined;
-  return (JSON.parse(run.stdout) as { pid: number }).pid;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-function stopDaemons(runtime: string): void {
-  const pid = daemonPid(runtime);
-  if (pid !== undefined) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Gone.
-    }
-  }
-}
 
 const TREE = {
   ".gitignore": "dist/\n*.log\n",
