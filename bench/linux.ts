@@ -25,6 +25,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import * as lib from "../src/index.js";
 import { liveTrees } from "../src/live/registry.js";
+import { measureRestart, type RestartResult, restartReport, stopDaemon } from "./daemon-restart.js";
 import type { BarGroup, Chart } from "./lib/chart-types.js";
 import { type SummedIndexStats, sumIndexStats } from "./lib/index-stats.js";
 import { type Latencies, latencies, quantile, sample, type Timing, times } from "./lib/measure.js";
@@ -266,7 +267,12 @@ const NO_DAEMON: NodeJS.ProcessEnv = { ...process.env, FRESHFS_DAEMON: "0" };
  * directory, stopped at the end), warmed up before it is timed as the library's live tree is.
  */
 function daemonEnv(scratch: string): NodeJS.ProcessEnv {
-  return { ...process.env, FRESHFS_DAEMON: "1", FRESHFS_RUNTIME_DIR: join(scratch, "run") };
+  return {
+    ...process.env,
+    FRESHFS_DAEMON: "1",
+    FRESHFS_RUNTIME_DIR: join(scratch, "run"),
+    FRESHFS_CACHE_DIR: join(scratch, "cache"),
+  };
 }
 
 interface DaemonRoot {
@@ -752,7 +758,14 @@ async function measure(
       results.push(await measureRow(row, root, setup));
     }
   } finally {
-    spawnSync(process.execPath, [CLI, "daemon", "stop"], { env: daemon, stdio: "ignore" });
+    // Stopping writes its snapshot (docs/daemon.md), which the restarts below load.
+    await stopDaemon(daemon);
+  }
+  let restart: RestartResult | undefined;
+  if (rg.command) {
+    progress("the daemon restarted with its snapshot…");
+    restart = await measureRestart(root, daemon, options.quick ? 1 : 3);
+    progress(`restarts: ${JSON.stringify(restart)}`);
   }
   // After the warm runs: what the index holds, then what one changed file costs.
   const index = indexSummary(live.root);
@@ -789,6 +802,7 @@ async function measure(
     rgFiles,
     live,
     daemonWarm,
+    restart,
     indexWaitMs,
     index,
     edits,
@@ -1011,6 +1025,7 @@ interface ReportContext {
   readonly rgFiles: number | undefined;
   readonly live: BecameLive;
   readonly daemonWarm: DaemonWarm;
+  readonly restart: RestartResult | undefined;
   readonly indexWaitMs: number;
   readonly index: IndexSummary | undefined;
   readonly edits: EditResult | undefined;
@@ -1111,9 +1126,13 @@ function report(results: readonly RowResult[], context: ReportContext): SuiteRes
     method: context.quick
       ? `${METHOD}\n\nQuick mode: a small tree generated at run time stands in for the kernel.`
       : METHOD,
-    body: [out.join("\n"), ...notes, ...indexSection(context), ...editSection(context)].join(
-      "\n\n",
-    ),
+    body: [
+      out.join("\n"),
+      ...notes,
+      ...(context.restart ? [restartReport(context.restart)] : []),
+      ...indexSection(context),
+      ...editSection(context),
+    ].join("\n\n"),
     charts: [chart],
     reading: reading(results, context),
     missing: context.rgMissing ? ["`rg`"] : [],

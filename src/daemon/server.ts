@@ -8,7 +8,7 @@
  * `io/`, `daemon/protocol`, `daemon/methods` and `errors`.
  */
 import { chmodSync, unlinkSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { dirname } from "node:path";
 import {
   buildId,
@@ -62,19 +62,42 @@ function toWire(error: unknown): WireError {
 }
 
 /**
- * Serves until idle or stopped. Resolves `already-running` at once when another daemon holds
- * the socket's lock.
+ * How long a daemon started beside another that holds the socket's lock but no longer listens
+ * waits for it: one exiting (writing its snapshots) lets go within this, and the new one then
+ * serves the clients that started it, which wait as long for it to listen (`connection.ts`).
+ */
+const LOCK_WAIT_MS = 10_000;
+
+/** Whether a daemon listens on `socket` (accepts a connection). */
+function listening(socket: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(socket);
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("error", () => resolve(false));
+  });
+}
+
+/**
+ * Serves until idle or stopped. Resolves `already-running` at once when another daemon serves
+ * the socket, or when one holds its lock for `LOCK_WAIT_MS` without serving.
  */
 export async function runDaemon(options: DaemonOptions = {}): Promise<DaemonEnd> {
   const socket = options.socket ?? socketPath();
   ensurePrivateDir(dirname(socket));
   let lock: FileLock | undefined;
-  try {
-    lock = await acquireFileLock(socket, { waitMs: 0, operation: "daemon" });
-  } catch (error) {
-    if (error instanceof FreshfsError && error.code === "LOCKED") return "already-running";
-    throw error;
+  for (const waitMs of [0, LOCK_WAIT_MS]) {
+    try {
+      lock = await acquireFileLock(socket, { waitMs, operation: "daemon" });
+      break;
+    } catch (error) {
+      if (!(error instanceof FreshfsError && error.code === "LOCKED")) throw error;
+      if (waitMs > 0 || (await listening(socket))) return "already-running";
+    }
   }
+  if (!lock) return "already-running";
   try {
     // The lock is held: a socket file there is a dead daemon's.
     unlinkSync(socket);

@@ -1,0 +1,247 @@
+/**
+ * A daemon started anew over a tree it kept before: how soon its first glob answers and its
+ * first grep answers from the content index loaded from its snapshot (the times count from the
+ * command that starts it, as a user waits), and whether the answers are fresh after 100 files
+ * changed while no daemon ran. Run by the linux suite after its daemon stops (which writes the
+ * snapshot), with that daemon's runtime and cache directories.
+ */
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+
+const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+
+interface Answer {
+  readonly ms: number;
+  readonly stdout: string;
+  readonly status: number | null;
+  readonly stderr: string;
+}
+
+function cli(args: readonly string[], root: string, env: NodeJS.ProcessEnv): Answer {
+  const started = performance.now();
+  const run = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: root,
+    env,
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
+  return {
+    ms: performance.now() - started,
+    stdout: run.stdout,
+    status: run.status,
+    stderr: run.stderr,
+  };
+}
+
+/** rg's lines for `args` in `root`, sorted (its order is its threads'). */
+function rg(args: readonly string[], root: string): string {
+  const run = spawnSync("rg", [...args], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return sortedLines(run.stdout);
+}
+
+function sortedLines(text: string): string {
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .sort()
+    .join("\n");
+}
+
+interface SnapshotSeen {
+  readonly outcome: string | undefined;
+  readonly rssMb: number;
+  readonly indexedFiles: number;
+}
+
+function status(root: string, env: NodeJS.ProcessEnv): SnapshotSeen | undefined {
+  const run = spawnSync(process.execPath, [CLI, "daemon", "status", "--json"], {
+    env,
+    encoding: "utf8",
+  });
+  if (run.status !== 0) return undefined;
+  const parsed = JSON.parse(run.stdout) as {
+    memory: { rss: number };
+    roots: { root: string; indexedFiles: number; snapshots: { outcome?: string }[] }[];
+  };
+  const kept = parsed.roots.find((one) => one.root === realpathSync(root));
+  return {
+    outcome: kept?.snapshots[0]?.outcome,
+    rssMb: parsed.memory.rss / 1024 / 1024,
+    indexedFiles: kept?.indexedFiles ?? 0,
+  };
+}
+
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Stops the daemon of `env` and waits until its process is gone: it writes its snapshots after
+ * it stops listening, and a daemon started before it lets go of its lock would wait for it.
+ */
+export async function stopDaemon(env: NodeJS.ProcessEnv): Promise<void> {
+  const run = spawnSync(process.execPath, [CLI, "daemon", "status", "--json"], {
+    env,
+    encoding: "utf8",
+  });
+  if (run.status !== 0) return;
+  const { pid } = JSON.parse(run.stdout) as { pid: number };
+  spawnSync(process.execPath, [CLI, "daemon", "stop"], { env, stdio: "ignore" });
+  for (let i = 0; i < 1200 && !gone(pid); i++) await sleep(50);
+}
+
+export interface RestartRun {
+  readonly order: "glob, then grep" | "grep first";
+  /** From the command that starts the daemon to each answer (ms). */
+  readonly globMs: number | undefined;
+  readonly grepMs: number;
+  readonly outcome: string | undefined;
+  readonly rssMb: number | undefined;
+  readonly identical: boolean;
+}
+
+export interface RestartResult {
+  readonly snapshotMb: number;
+  readonly runs: readonly RestartRun[];
+  readonly changed: {
+    readonly files: number;
+    readonly grepMs: number;
+    readonly outcome: string | undefined;
+    /** Each answer as rg's (sorted lines): the token's files, the literal's counts, the glob. */
+    readonly checks: readonly { readonly what: string; readonly identical: boolean }[];
+  };
+}
+
+const GLOB = "**/*.c";
+const GREP = ["grep", "-c", "PM_RESUME"] as const;
+
+function snapshotBytes(env: NodeJS.ProcessEnv): number {
+  const dir = join(env.FRESHFS_CACHE_DIR as string, "snapshots");
+  let bytes = 0;
+  for (const name of readdirSync(dir)) {
+    if (name.endsWith(".snapshot")) bytes += readFileSync(join(dir, name)).length;
+  }
+  return bytes;
+}
+
+/**
+ * Restarts the daemon `reps` times each way, then once after changing 100 files (appending a
+ * token to each; their bytes are put back after). The daemon must be stopped, with its snapshot
+ * written, when this is called; it is stopped again at the end.
+ */
+export async function measureRestart(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  reps: number,
+): Promise<RestartResult> {
+  const snapshotMb = snapshotBytes(env) / 1024 / 1024;
+  const grepOracle = rg(["-c", "PM_RESUME"], root);
+  const runs: RestartRun[] = [];
+  for (let rep = 0; rep < reps; rep++) {
+    const glob = cli(["glob", GLOB], root, env);
+    const grep = cli([...GREP], root, env);
+    const seen = status(root, env);
+    runs.push({
+      order: "glob, then grep",
+      globMs: glob.ms,
+      grepMs: glob.ms + grep.ms,
+      outcome: seen?.outcome,
+      rssMb: seen?.rssMb,
+      identical: sortedLines(grep.stdout) === grepOracle,
+    });
+    await stopDaemon(env);
+    const first = cli([...GREP], root, env);
+    const after = status(root, env);
+    runs.push({
+      order: "grep first",
+      globMs: undefined,
+      grepMs: first.ms,
+      outcome: after?.outcome,
+      rssMb: after?.rssMb,
+      identical: sortedLines(first.stdout) === grepOracle,
+    });
+    await stopDaemon(env);
+  }
+  return { snapshotMb, runs, changed: await changedWhileDown(root, env, grepOracle) };
+}
+
+async function changedWhileDown(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  grepOracle: string,
+): Promise<RestartResult["changed"]> {
+  const files = rg(["--files", "-g", "*.c"], root).split("\n");
+  const step = Math.max(1, Math.floor(files.length / 100));
+  const chosen = files.filter((_, i) => i % step === 0).slice(0, 100);
+  const token = `FRESHFS_RESTART_${Date.now()}`;
+  const originals = new Map(chosen.map((file) => [file, readFileSync(join(root, file))]));
+  try {
+    for (const [file, bytes] of originals) {
+      writeFileSync(join(root, file), Buffer.concat([bytes, Buffer.from(`\n// ${token}\n`)]));
+    }
+    const first = cli(["grep", "-l", token], root, env);
+    const seen = status(root, env);
+    const counts = cli([...GREP], root, env);
+    const glob = cli(["glob", GLOB], root, env);
+    const checks = [
+      {
+        what: `grep -l ${token.replace(/\d+$/, "N")}`,
+        identical: sortedLines(first.stdout) === rg(["-l", token], root),
+      },
+      { what: "grep -c PM_RESUME", identical: sortedLines(counts.stdout) === grepOracle },
+      {
+        what: `glob ${GLOB}`,
+        identical: sortedLines(glob.stdout) === rg(["--files", "-g", "*.c"], root),
+      },
+    ];
+    return { files: chosen.length, grepMs: first.ms, outcome: seen?.outcome, checks };
+  } finally {
+    for (const [file, bytes] of originals) writeFileSync(join(root, file), bytes);
+    await stopDaemon(env);
+  }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** The section of BENCHMARKS.md. */
+export function restartReport(result: RestartResult): string {
+  const ms = (value: number | undefined) => (value === undefined ? "–" : `${value.toFixed(0)}`);
+  const lines = [
+    "### A daemon restarted with a snapshot",
+    "",
+    `The daemon above is stopped (it writes its content index, ${result.snapshotMb.toFixed(0)} MB, to its cache directory), then started anew by a CLI call, ${result.runs.length / 2} times each way: \`freshfs glob '${GLOB}'\` then \`freshfs ${GREP.join(" ")}\`, or the grep first. Times count from the command that starts the daemon to its answer (the glob: its live listing, walked and watched; the grep: answered from the index loaded from the snapshot, each file confirmed by its stat).`,
+    "",
+    "| order | first glob (ms) | first grep (ms) | what the load came to | daemon RSS (MB) | grep as rg |",
+    "|---|--:|--:|---|--:|---|",
+  ];
+  for (const run of result.runs) {
+    lines.push(
+      `| ${run.order} | ${ms(run.globMs)} | ${ms(run.grepMs)} | ${run.outcome ?? "–"} | ${ms(run.rssMb)} | ${run.identical ? "yes" : "**no**"} |`,
+    );
+  }
+  const globs = result.runs.flatMap((run) => (run.globMs === undefined ? [] : [run.globMs]));
+  const greps = result.runs.filter((run) => run.order === "grep first").map((run) => run.grepMs);
+  lines.push(
+    "",
+    `Medians: first glob ${ms(median(globs))} ms; first grep, when it is the first call, ${ms(median(greps))} ms.`,
+    "",
+    `With ${result.changed.files} files changed while no daemon ran (a token appended to each; put back after), the first call, \`grep -l\` of the token, answered in ${ms(result.changed.grepMs)} ms; the load: ${result.changed.outcome ?? "–"}. ${result.changed.checks.map((check) => `${check.what}: ${check.identical ? "as rg" : "**not as rg**"}`).join("; ")}.`,
+  );
+  return lines.join("\n");
+}
