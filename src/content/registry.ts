@@ -15,6 +15,7 @@ import { unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Worker } from "node:worker_threads";
 import { startModuleWorker } from "../io/thread.js";
+import { makeSeed, takeStamps } from "../live/seed.js";
 import type { LiveTree } from "../live/tree.js";
 import { envCount, type ScanResult } from "../scan/cache.js";
 import { resolveScanRoot } from "../scan/walk.js";
@@ -22,9 +23,11 @@ import type { BuildJob, Restored, RestoreJob, SegmentData } from "./format.js";
 import { snapshotChunks } from "./snapshot.js";
 import {
   ensureSnapshotDir,
+  listingFileFor,
   snapshotFileFor,
   sweepTemps,
   treePolicy,
+  writeListing,
   writeSnapshot,
 } from "./snapshot-files.js";
 import { ContentIndex, segmentBytes } from "./store.js";
@@ -395,14 +398,21 @@ export class ContentIndexes {
   #save(index: ContentIndex, upkeep: Upkeep, snapshot: SnapshotUpkeep): Promise<void> {
     snapshot.saving ??= (async () => {
       try {
+        const { tree } = upkeep;
         const savedAtNs = BigInt(Date.now()) * 1_000_000n;
-        await upkeep.tree.query(undefined, undefined);
-        if (index.isClosed || upkeep.tree.isClosed) return;
+        // The listing's stamps too come before the sync (see `live/seed`).
+        const parts = tree.settled ? tree.seedParts() : undefined;
+        const stamps = parts && takeStamps(tree.root, parts.dirs, parts.sources, parts.listing);
+        const listing = await tree.query(undefined, undefined);
+        if (index.isClosed || tree.isClosed) return;
         const version = index.version;
         const chunks = snapshotChunks(index.root, snapshot.policy, savedAtNs, index.saved());
         const dir = dirname(snapshot.file);
         ensureSnapshotDir(dir);
         sweepTemps(dir);
+        if (stamps && listing.freshness === "live") {
+          await writeListing(listingFileFor(snapshot.file), makeSeed(tree, stamps, listing));
+        }
         snapshot.savedBytes = await writeSnapshot(snapshot.file, chunks);
         snapshot.savedAt = performance.now();
         snapshot.savedVersion = version;

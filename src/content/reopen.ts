@@ -9,7 +9,7 @@ import { unlink } from "node:fs/promises";
 import { liveTrees } from "../live/registry.js";
 import type { ScanPolicy } from "../scan/cache.js";
 import { contentIndexes } from "./registry.js";
-import { listSnapshots, parseTreePolicy } from "./snapshot-files.js";
+import { listingFileFor, listSnapshots, parseTreePolicy, readListing } from "./snapshot-files.js";
 
 export interface ReopenOptions {
   /** Most trees kept again, the most recently saved first. */
@@ -53,13 +53,20 @@ export async function reopenSnapshots(dir: string, options: ReopenOptions): Prom
   const recent = listSnapshots(dir)
     .filter((snapshot) => now - snapshot.writtenMs <= options.maxAgeMs)
     .slice(0, options.max);
+  // Their saved listings first, before any walk begins: a glob asked meanwhile is answered
+  // from one wherever it is confirmed for that call.
+  for (const snapshot of recent) {
+    const seed = readListing(listingFileFor(snapshot.file), snapshot.root, snapshot.policy);
+    if (seed) liveTrees.plant(seed);
+  }
   const kept: string[] = [];
   for (const snapshot of recent) {
     const policy = parseTreePolicy(snapshot.policy);
     if (!policy) continue;
     if (!existsSync(snapshot.root)) {
-      // The tree is gone: so is the use of its snapshot.
+      // The tree is gone: so is the use of its snapshot and its listing.
       await unlink(snapshot.file).catch(() => undefined);
+      await unlink(listingFileFor(snapshot.file)).catch(() => undefined);
       continue;
     }
     try {

@@ -3,20 +3,30 @@
  * (`$FRESHFS_CACHE_DIR`, else `$XDG_CACHE_HOME/freshfs`, else `~/.cache/freshfs`), in
  * `snapshots/`, private to the user (mode 0700, its owner checked: a snapshot holds which
  * trigrams each file has, and a directory another user may write could hand the daemon one of
- * theirs), never in the tree. Depends on `io/` and `snapshot`.
+ * theirs), never in the tree; beside each, the tree's saved listing (`live/seed`). Depends on
+ * `io/`, `live/seed` and `snapshot`.
  *
  * A snapshot is written to a temp file beside its place, synced, and renamed over it, so that a
  * reader sees the old one or the new one whole; a process killed mid-write leaves a temp file,
  * which the next process to use the directory removes, and never a cut snapshot under the real name.
  */
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readdirSync, readSync, statSync, unlinkSync } from "node:fs";
+import {
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  unlinkSync,
+} from "node:fs";
 import { open, rename, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { crc32 } from "node:zlib";
 import { ensurePrivateDir } from "../io/runtime-dir.js";
-import { snapshotTrailer } from "./snapshot.js";
+import { Seed, type SeedData } from "../live/seed.js";
+import { checkedBody, snapshotTrailer } from "./snapshot.js";
 
 /** The snapshot directory by the environment as it is now. */
 export function snapshotDirPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -148,6 +158,35 @@ function headerOf(file: string): SnapshotOnDisk | undefined {
   }
 }
 
+const LISTING_MAGIC = "freshfs saved listing\n";
+
+/** Where the saved listing of the tree whose snapshot is `snapshotFile` goes. */
+export function listingFileFor(snapshotFile: string): string {
+  return snapshotFile.replace(/\.snapshot$/, ".listing");
+}
+
+/** Writes a tree's saved listing (`live/seed`) as `writeSnapshot` writes a snapshot. */
+export function writeListing(file: string, data: SeedData): Promise<number> {
+  return writeSnapshot(file, [Buffer.from(LISTING_MAGIC + JSON.stringify(data), "utf8")]);
+}
+
+/**
+ * The saved listing in `file` for the tree `root` with `policy`, whole and of this format;
+ * undefined for anything else (none, cut, changed, another tree's): the tree is then walked.
+ */
+export function readListing(file: string, root: string, policy: string): Seed | undefined {
+  try {
+    const text = checkedBody(readFileSync(file)).toString("utf8");
+    if (!text.startsWith(LISTING_MAGIC)) return undefined;
+    const seed = new Seed(JSON.parse(text.slice(LISTING_MAGIC.length)) as SeedData);
+    const { data } = seed;
+    const same = data.root === root && treePolicy(data.includeHidden, data.useGitignore) === policy;
+    return same && seed.wellFormed ? seed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether process `pid` is alive (signal 0 checks without sending). */
 function alive(pid: number): boolean {
   try {
@@ -167,7 +206,7 @@ export function sweepTemps(dir: string): void {
     return;
   }
   for (const name of names) {
-    const pid = /\.snapshot\.(\d+)\.tmp$/.exec(name)?.[1];
+    const pid = /\.(?:snapshot|listing)\.(\d+)\.tmp$/.exec(name)?.[1];
     if (pid === undefined || alive(Number(pid))) continue;
     try {
       unlinkSync(join(dir, name));

@@ -132,6 +132,23 @@ export function snapshotTrailer(length: number, crc: number): Uint8Array {
 /** Why a snapshot was refused. */
 export class SnapshotRejected extends Error {}
 
+/**
+ * The bytes of a small file written by `writeSnapshot` (a tree's saved listing), checked
+ * against its trailer; throws SnapshotRejected.
+ */
+export function checkedBody(file: Buffer): Buffer {
+  if (file.length < TRAILER_BYTES) throw new SnapshotRejected("it is shorter than any snapshot");
+  const end = file.length - TRAILER_BYTES;
+  const length = file.readUInt32LE(end) + file.readUInt32LE(end + 4) * 2 ** 32;
+  if (length !== end) {
+    throw new SnapshotRejected(`it was cut short or extended (${end} bytes, ${length} written)`);
+  }
+  if (crc32(file.subarray(0, end)) >>> 0 !== file.readUInt32LE(end + 8)) {
+    throw new SnapshotRejected("its checksum does not match its bytes");
+  }
+  return file.subarray(0, end);
+}
+
 /** A snapshot file being read: each read goes into the CRC, in order. */
 class SnapshotReader {
   readonly #fd: number;

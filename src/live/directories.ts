@@ -2,11 +2,20 @@
  * The directories a live tree's listing entered, each with what the walk saw when it read it,
  * and which of their watches are confirmed. A watch is set up after the read, so it is confirmed
  * by a read made after it: a difference says what changed in between, for the tree to look at
- * again. Depends on `scan/` (the walk's types), `live/backend` (the reports) and `live/sources`
- * (the ignore files' bytes).
+ * again. Depends on `scan/` (the walk's types), `live/backend` (the reports), `live/sources`
+ * (the ignore files' bytes) and `live/edits` (the names a listing holds).
  */
-import type { DirectoryFrame, WalkedDirectory } from "../scan/walk.js";
+import { readdirSync } from "node:fs";
+import { fsPath } from "../io/bytes.js";
+import {
+  type DirectoryFrame,
+  type EntryType,
+  typeOf,
+  type WalkedDirectory,
+  withRealNames,
+} from "../scan/walk.js";
 import type { WatchedReport } from "./backend.js";
+import { childNames, type LiveListing } from "./edits.js";
 import { heldIgnoreBytes, sameIgnoreBytes } from "./sources.js";
 
 interface DirState {
@@ -171,4 +180,21 @@ export class WatchedDirectories {
     this.#unconfirmed = 0;
     return watched;
   }
+}
+
+/** Every name the directory holds now (with its type) or held as far as `listing` knows. */
+export function namesNow(
+  listing: LiveListing,
+  frame: DirectoryFrame,
+): Map<string, EntryType | undefined> {
+  const types = new Map<string, EntryType | undefined>();
+  const { rel, prefix, absolute } = frame;
+  for (const name of childNames(listing, rel, prefix)) types.set(name, undefined);
+  try {
+    const dirents = withRealNames(readdirSync(fsPath(absolute), { withFileTypes: true }), absolute);
+    for (const dirent of dirents) types.set(dirent.name, typeOf(dirent));
+  } catch {
+    // Gone or unreadable: its parent's event says so; every name known is gone from here.
+  }
+  return types;
 }

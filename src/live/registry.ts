@@ -18,6 +18,7 @@ import {
 } from "../scan/cache.js";
 import { resolveScanRoot } from "../scan/walk.js";
 import { FsWatchBackend, type WatchBackend } from "./backend.js";
+import type { Seed } from "./seed.js";
 import { type LiveStatus, LiveTree } from "./tree.js";
 
 /** The live trees' bounds (environment variables, or `configureLiveTrees`). */
@@ -83,6 +84,7 @@ interface Unwatched {
 
 export class LiveTrees {
   readonly #trees = new Map<string, LiveTree>();
+  readonly #seeds = new Map<string, Seed>();
   readonly #unwatched = new Map<string, Unwatched>();
   /** Trees dropped for another's budget: the next answer for the key says so. */
   readonly #evicted = new Map<string, string>();
@@ -148,6 +150,7 @@ export class LiveTrees {
     root: string,
     policy: ScanPolicy,
     options: ScanOptions = {},
+    fromSeed = false,
   ): Promise<ScanResult | undefined> {
     if (!this.policy().enabled) return undefined;
     const canonical = resolveScanRoot(root);
@@ -172,11 +175,37 @@ export class LiveTrees {
       this.#trees.set(key, tree);
       this.#enforce(undefined);
     }
+    const seeded = this.#fromSeed(key, tree, fromSeed);
+    if (seeded) return seeded;
     const evicted = this.#evicted.get(key);
     this.#evicted.delete(key);
     const result = await tree.query(options.signal, options.onProgress);
     const dropped = this.#unwatched.get(key)?.reason ?? evicted;
     return dropped ? { ...result, unwatched: dropped } : result;
+  }
+
+  /**
+   * A saved listing of a tree (the daemon's, from before it restarted; `live/seed`): until the
+   * tree's first walk is done, the calls that may use it (`fromSeed`) are answered from it
+   * wherever it is confirmed for that call.
+   */
+  plant(seed: Seed): void {
+    if (!seed.wellFormed) return;
+    const { root, includeHidden, useGitignore } = seed.data;
+    this.#seeds.set(keyOf(root, { includeHidden, useGitignore }), seed);
+  }
+
+  /** The seed's answer, while the tree's first walk is under way (which it starts). */
+  #fromSeed(key: string, tree: LiveTree, wanted: boolean): ScanResult | undefined {
+    const seed = this.#seeds.get(key);
+    if (!seed) return undefined;
+    if (tree.status !== "empty" || tree.isClosed) {
+      this.#seeds.delete(key);
+      return undefined;
+    }
+    if (!wanted) return undefined;
+    if (!tree.busy) void tree.query(undefined, undefined).catch(() => undefined);
+    return seed.confirmed() ? seed.answer() : undefined;
   }
 
   /** The root's live tree, if it has one now (the content index attaches to it). */
@@ -275,6 +304,7 @@ export class LiveTrees {
   closeAll(): void {
     for (const tree of this.#trees.values()) tree.close();
     this.#trees.clear();
+    this.#seeds.clear();
   }
 
   /** Each tree kept: its key, state and size, for `freshfs daemon status`. */

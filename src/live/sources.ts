@@ -169,6 +169,11 @@ export class RuleSources {
    * parent, every place awaiting `request`. Returns the places to watch, and those no longer
    * needed.
    */
+  /** The rule files fingerprinted. */
+  files(): string[] {
+    return [...this.#prints.keys()];
+  }
+
   replace(prints: Map<string, string>, request: number): { watch: string[]; dropped: string[] } {
     const places = new Map<string, Set<string>>();
     for (const file of prints.keys()) addPlace(places, file);

@@ -23,7 +23,7 @@
  *   kernel's queue, a failed watch, a thread that did not answer) discards it all: the next
  *   call walks again, as the first one did.
  */
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { FreshfsError } from "../errors.js";
 import { fsPath } from "../io/bytes.js";
@@ -44,7 +44,6 @@ import {
   type WalkedDirectory,
   type WalkProgress,
   walkTree,
-  withRealNames,
 } from "../scan/walk.js";
 import {
   SyncError,
@@ -52,9 +51,8 @@ import {
   type WatchedReport,
   type WatchSubscriber,
 } from "./backend.js";
-import { WatchedDirectories } from "./directories.js";
+import { namesNow, WatchedDirectories } from "./directories.js";
 import {
-  childNames,
   EditBatch,
   emptyListing,
   type LiveListing,
@@ -195,6 +193,11 @@ export class LiveTree implements WatchSubscriber {
   /** Entries listed. */
   get size(): number {
     return this.#listing.entries.length;
+  }
+
+  /** The walked directories, the rule files outside the listing, and the listing: to stamp. */
+  seedParts(): { dirs: string[]; sources: string[]; listing: LiveListing } {
+    return { dirs: [...this.#dirs.rels()], sources: this.#sources.files(), listing: this.#listing };
   }
 
   /**
@@ -587,7 +590,7 @@ export class LiveTree implements WatchSubscriber {
       let names = work.get(rel) as Set<string>;
       let types: Map<string, EntryType | undefined> | undefined;
       if (names.has("") || names.size > READ_WHOLE_AT) {
-        types = this.#readWhole(frame);
+        types = namesNow(this.#listing, frame);
         names = new Set(types.keys());
       }
       const rewalk = rewalkFor(rel, names);
@@ -605,21 +608,6 @@ export class LiveTree implements WatchSubscriber {
     }
     this.#commit(batch);
     return true;
-  }
-
-  /** Every name the directory holds now (with its type) or held as far as the listing knows. */
-  #readWhole(frame: DirectoryFrame): Map<string, EntryType | undefined> {
-    const types = new Map<string, EntryType | undefined>();
-    const { rel, prefix, absolute } = frame;
-    for (const name of childNames(this.#listing, rel, prefix)) types.set(name, undefined);
-    let dirents: Dirent[] = [];
-    try {
-      dirents = withRealNames(readdirSync(fsPath(absolute), { withFileTypes: true }), absolute);
-    } catch {
-      // Gone or unreadable: its parent's event says so; every name known is gone from here.
-    }
-    for (const dirent of dirents) types.set(dirent.name, typeOf(dirent));
-    return types;
   }
 
   /**

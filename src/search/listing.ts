@@ -99,10 +99,14 @@ export async function searchListing<T>(
       const optimistic = await answer(attempt.snapshot);
       if (await attempt.settled) return optimistic;
     }
-    const live = await liveTrees.query(request.root, request.policy, {
-      signal: request.signal,
-      onProgress: walkProgress(request),
-    });
+    // A cheap search may be answered from a daemon's saved listing while the tree's first walk
+    // runs; grep waits for the walk, which ends in the live tree its content index needs.
+    const live = await liveTrees.query(
+      request.root,
+      request.policy,
+      { signal: request.signal, onProgress: walkProgress(request) },
+      request.cheap === true,
+    );
     if (live) return answer(live);
     unwatched = liveTrees.policy().enabled
       ? "the file system cannot be watched: the TTL policy applies"
