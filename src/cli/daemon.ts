@@ -39,6 +39,9 @@ function describe(status: DaemonStatus): string {
     lines.push(
       `  ${root.root} (${flags}): ${root.status}, ${root.entries} entries, ${root.directories} directories watched, content index ${root.indexedFiles} files in ${mib(root.indexBytes)}`,
     );
+    if (root.fromSavedListing > 0) {
+      lines.push(`    ${root.fromSavedListing} call(s) answered from the saved listing`);
+    }
     for (const snapshot of root.snapshots) {
       const written =
         snapshot.savedAgoMs === undefined

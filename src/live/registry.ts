@@ -71,6 +71,10 @@ const UNWATCHABLE_FILESYSTEMS = new Map<number, string>([
 /** How long a tree that could not be watched (a limit reached) is walked before trying again. */
 const RETRY_MS = 60_000;
 
+function treePolicyOf(tree: LiveTree): ScanPolicy {
+  return { includeHidden: tree.includeHidden, useGitignore: tree.useGitignore };
+}
+
 function keyOf(root: string, policy: ScanPolicy): string {
   return `${policy.includeHidden ? "h" : "-"}${policy.useGitignore === false ? "-" : "g"}${root}`;
 }
@@ -85,6 +89,7 @@ interface Unwatched {
 export class LiveTrees {
   readonly #trees = new Map<string, LiveTree>();
   readonly #seeds = new Map<string, Seed>();
+  readonly #seedAnswers = new Map<string, number>();
   readonly #unwatched = new Map<string, Unwatched>();
   /** Trees dropped for another's budget: the next answer for the key says so. */
   readonly #evicted = new Map<string, string>();
@@ -205,7 +210,9 @@ export class LiveTrees {
     }
     if (!wanted) return undefined;
     if (!tree.busy) void tree.query(undefined, undefined).catch(() => undefined);
-    return seed.confirmed() ? seed.answer() : undefined;
+    if (!seed.confirmed()) return undefined;
+    this.#seedAnswers.set(key, (this.#seedAnswers.get(key) ?? 0) + 1);
+    return seed.answer();
   }
 
   /** The root's live tree, if it has one now (the content index attaches to it). */
@@ -317,6 +324,7 @@ export class LiveTrees {
       entries: tree.size,
       directories: tree.watchCount,
       bytes: tree.bytes,
+      fromSavedListing: this.#seedAnswers.get(keyOf(tree.root, treePolicyOf(tree))) ?? 0,
     }));
   }
 
@@ -345,6 +353,8 @@ export interface LiveTreeInfo {
   readonly directories: number;
   /** The listing's estimated bytes (the live trees' budget counts them). */
   readonly bytes: number;
+  /** Calls answered from a saved listing (`plant`) while the tree's first walk ran. */
+  readonly fromSavedListing: number;
 }
 
 /** The process's live trees. */

@@ -93,6 +93,7 @@ async function saveSnapshot(root: string, env: NodeJS.ProcessEnv): Promise<strin
   await until(() => status(env, root) === undefined, "the daemon to stop");
   const dir = join(env.FRESHFS_CACHE_DIR as string, "snapshots");
   const files = readdirSync(dir).filter((name) => name.endsWith(".snapshot"));
+  expect(readdirSync(dir).filter((name) => name.endsWith(".listing"))).toHaveLength(1);
   expect(files).toHaveLength(1);
   return join(dir, files[0] as string);
 }
@@ -118,6 +119,8 @@ describe("a daemon restarted with a snapshot", () => {
     const before = readdirSync(root, { recursive: true }).sort();
     const file = await saveSnapshot(root, env);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Beside it, the tree's saved listing.
+    expect(statSync(file.replace(/\.snapshot$/, ".listing")).mode & 0o777).toBe(0o600);
     expect(statSync(join(cache, "snapshots")).mode & 0o777).toBe(0o700);
     // Nothing of the daemon's in the tree.
     expect(readdirSync(root, { recursive: true }).sort()).toEqual(before);
