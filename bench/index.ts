@@ -14,6 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { forceRescan } from "../src/index.js";
+import { benchDaemon } from "./daemon.js";
 import { benchGuard } from "./guard.js";
 import { machine } from "./lib/measure.js";
 import { CORPUS_DIR, findCorpus } from "./lib/peers.js";
@@ -30,10 +31,11 @@ const SUITES = {
   search: benchSearch,
   live: benchLive,
   tools: benchTools,
+  daemon: benchDaemon,
   linux: benchLinux,
 } as const;
 /** Suites that read the corpus (the others build their own files). */
-const ON_CORPUS = new Set<keyof typeof SUITES>(["scan", "search", "live"]);
+const ON_CORPUS = new Set<keyof typeof SUITES>(["scan", "search", "live", "daemon"]);
 
 const repo = resolve(fileURLToPath(new URL("..", import.meta.url)));
 

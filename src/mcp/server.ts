@@ -13,14 +13,12 @@ import {
   McpError,
   RootsListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import {
-  boundText,
-  FreshfsError,
-  type GuardPolicy,
-  type PartialReadPolicy,
-  type SearchProgress,
-  Workspace,
-} from "../index.js";
+import { FreshfsError } from "../errors.js";
+import type { GuardPolicy, PartialReadPolicy, SearchProgress } from "../index.js";
+// The tools' own modules, not the public API's index, which would load every search and index
+// module into a server whose tools run in the daemon (`tools/definition` `later`).
+import { boundText } from "../tools/output.js";
+import { Workspace } from "../tools/workspace.js";
 import { packageVersion } from "../version.js";
 import { BoundedStdioTransport } from "./stdio.js";
 import { callTool, MCP_TOOLS } from "./tools.js";

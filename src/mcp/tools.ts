@@ -5,15 +5,15 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import {
-  type Answered,
-  type AnyTool,
-  type CallOptions,
-  TOOLS,
-  type ToolMethod,
-  type ToolResult,
-  type Workspace,
+import type {
+  Answered,
+  AnyTool,
+  CallOptions,
+  ToolMethod,
+  ToolResult,
+  Workspace,
 } from "../index.js";
+import { TOOLS } from "../tools/table.js";
 
 /** A tool's schema as JSON Schema (draft 7, which every MCP client reads). */
 function jsonSchema(schema: z.ZodObject): { type: "object"; [key: string]: unknown } {

@@ -84,6 +84,20 @@ export interface ToolDefinition<P, R extends ToolResult> {
 /** A tool of any parameter and result types, as the code reading the whole table sees it. */
 export type AnyTool = ToolDefinition<unknown, ToolResult>;
 
+/**
+ * A handler loaded at its tool's first call: a process that only lists the tools, or runs them
+ * in the daemon (a `freshfs mcp` server, ~5 MB smaller for it), never loads the code that reads,
+ * writes and searches.
+ */
+export function later<H extends AnyTool["handler"]>(load: () => Promise<H>): H {
+  let loaded: Promise<AnyTool["handler"]> | undefined;
+  const run: AnyTool["handler"] = async (context, params, aliases, call) => {
+    loaded ??= load();
+    return (await loaded)(context, params, aliases, call);
+  };
+  return run as H;
+}
+
 /** A table entry, its types taken from its handler. */
 export function defineTool<P, R extends ToolResult>(
   tool: ToolDefinition<P, R>,

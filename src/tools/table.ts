@@ -5,19 +5,18 @@
  * result, the other spellings of its parameters (opencode's and pi's), whether it changes
  * anything, the handler that runs it, and its structured and content shaping. `Workspace`
  * builds its methods from this table and the MCP server lists and calls the same entries; a new
- * tool is its own file and an entry here. Depends on the tools' files, `tools/limits` and zod.
+ * tool is its own file and an entry here. Depends on the tools' files (each loaded at its first
+ * call: `later`), `tools/limits` and zod.
  */
 import { z } from "zod";
-import { applyPatchTool } from "./apply-patch.js";
 import {
   type ContentBlock,
   DIFFS_KEPT_BYTES,
   defineTool,
+  later,
   withoutText,
   withoutTextOrLongDiff,
 } from "./definition.js";
-import { editTool, multiEditTool } from "./edit.js";
-import { deleteTool, renameTool } from "./files.js";
 import {
   FIND_DEFAULT_LIMIT,
   GLOB_DEFAULT_LIMIT,
@@ -35,13 +34,7 @@ import {
   READ_MANY_MAX_FILES,
   READ_MAX_LINE_CHARS,
 } from "./limits.js";
-import { listTool } from "./list.js";
-import { mkdirTool } from "./mkdir.js";
-import { type ReadResult, readTool } from "./read.js";
-import { readManyTool } from "./read-many.js";
-import { findTool, globTool, grepTool } from "./search.js";
-import { statTool } from "./stat.js";
-import { writeTool } from "./write.js";
+import type { ReadResult } from "./read.js";
 
 const count = () => z.number().min(0);
 const flag = () => z.boolean();
@@ -177,7 +170,7 @@ export const TOOLS = {
     }),
     aliases: FILE_PATH_ALIASES,
     readOnly: true,
-    handler: readTool,
+    handler: later(() => import("./read.js").then((m) => m.readTool)),
     output: readOutput,
     structured: readStructured,
     content: (result) => [{ type: "text", text: result.text }, ...imageBlocks(result)],
@@ -200,7 +193,7 @@ export const TOOLS = {
     }),
     aliases: { paths: ["file_paths"] },
     readOnly: true,
-    handler: readManyTool,
+    handler: later(() => import("./read-many.js").then((m) => m.readManyTool)),
     output: z.object({
       files: z.array(
         z.object({
@@ -238,7 +231,7 @@ export const TOOLS = {
     }),
     aliases: { ...FILE_PATH_ALIASES, content: ["text"] },
     readOnly: false,
-    handler: writeTool,
+    handler: later(() => import("./write.js").then((m) => m.writeTool)),
     output: z.object({
       path: z.string(),
       created: z.boolean(),
@@ -265,7 +258,7 @@ export const TOOLS = {
     }),
     aliases: { ...FILE_PATH_ALIASES, ...EDIT_ALIASES },
     readOnly: false,
-    handler: editTool,
+    handler: later(() => import("./edit.js").then((m) => m.editTool)),
     output: editOutput,
     structured: withoutTextOrLongDiff,
   }),
@@ -286,7 +279,7 @@ export const TOOLS = {
     // old_string, new_string and replace_all are read in each of the edits.
     aliases: { ...FILE_PATH_ALIASES, ...EDIT_ALIASES },
     readOnly: false,
-    handler: multiEditTool,
+    handler: later(() => import("./edit.js").then((m) => m.multiEditTool)),
     output: editOutput,
     structured: withoutTextOrLongDiff,
   }),
@@ -315,7 +308,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
     }),
     aliases: { input: ["patch", "patchText"], dry_run: ["dryRun"] },
     readOnly: false,
-    handler: applyPatchTool,
+    handler: later(() => import("./apply-patch.js").then((m) => m.applyPatchTool)),
     output: z.object({
       files: z.array(
         z.object({
@@ -354,7 +347,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
     input: z.object({ file_path: path("The file: absolute, or relative to the first root.") }),
     aliases: FILE_PATH_ALIASES,
     readOnly: false,
-    handler: deleteTool,
+    handler: later(() => import("./files.js").then((m) => m.deleteTool)),
     output: z.object({ path: z.string(), warnings }),
     structured: withoutText,
   }),
@@ -375,7 +368,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
       to: ["destination", "new_path", "newPath"],
     },
     readOnly: false,
-    handler: renameTool,
+    handler: later(() => import("./files.js").then((m) => m.renameTool)),
     output: z.object({ from: z.string(), to: z.string(), overwrote: z.boolean(), warnings }),
     structured: withoutText,
   }),
@@ -389,7 +382,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
     input: z.object({ path: path("The directory: absolute, or relative to the first root.") }),
     aliases: { path: ["dir_path", "file_path"] },
     readOnly: false,
-    handler: mkdirTool,
+    handler: later(() => import("./mkdir.js").then((m) => m.mkdirTool)),
     output: z.object({
       path: z.string(),
       created: z.boolean(),
@@ -424,7 +417,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
     }),
     aliases: { path: ["dir_path", "directory"], ignore: ["excludePatterns"] },
     readOnly: true,
-    handler: listTool,
+    handler: later(() => import("./list.js").then((m) => m.listTool)),
     output: z.object({
       path: z.string(),
       entries: z.array(
@@ -455,7 +448,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
     input: z.object({ path: path("The path: absolute, or relative to the first root.") }),
     aliases: { path: ["file_path", "filePath"] },
     readOnly: true,
-    handler: statTool,
+    handler: later(() => import("./stat.js").then((m) => m.statTool)),
     output: z.object({
       path: z.string(),
       kind: z.enum(["file", "directory", "symlink", "fifo", "socket", "device"]),
@@ -485,7 +478,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
     }),
     aliases: { limit: ["head_limit"] },
     readOnly: true,
-    handler: globTool,
+    handler: later(() => import("./search.js").then((m) => m.globTool)),
     output: z.object({
       files: z.array(z.string()),
       total: z.number(),
@@ -557,7 +550,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
       head_limit: ["limit"],
     },
     readOnly: true,
-    handler: grepTool,
+    handler: later(() => import("./search.js").then((m) => m.grepTool)),
     output: z.object({
       mode: z.enum(["content", "files_with_matches", "count"]),
       lines: z.array(
@@ -591,7 +584,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
     }),
     aliases: { query: ["pattern"] },
     readOnly: true,
-    handler: findTool,
+    handler: later(() => import("./search.js").then((m) => m.findTool)),
     output: z.object({
       matches: z.array(
         z.object({ path: z.string(), type: z.enum(["file", "dir", "symlink"]), score: z.number() }),
