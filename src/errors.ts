@@ -65,6 +65,11 @@ export class FreshfsError extends Error {
   override readonly name = "FreshfsError";
   readonly code: FreshfsErrorCode;
   readonly path: string | undefined;
+  /**
+   * Which process refused, where a call may cross to the daemon (a `Workspace` with `daemon`):
+   * as a result's `answeredBy` says who answered. Undefined for the library's own calls.
+   */
+  answeredBy: { readonly pid: number; readonly daemon: boolean } | undefined;
 
   constructor(code: FreshfsErrorCode, message: string, options: FreshfsErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });

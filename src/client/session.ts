@@ -7,6 +7,7 @@
  * already have made is refused (NOT_READ, STALE) rather than made twice. Depends on
  * `client/connection` and `client/protocol`.
  */
+import { FreshfsError } from "../errors.js";
 import { DaemonClient, DaemonUnavailable } from "./connection.js";
 
 /** Which process answered a call. */
@@ -61,10 +62,15 @@ export class RemoteSession {
     hooks: CallHooks,
     here: () => Promise<R>,
   ): Promise<R & { answeredBy: AnsweredBy }> {
-    const local = async () => ({
-      ...(await here()),
-      answeredBy: { pid: process.pid, daemon: false },
-    });
+    const local = async () => {
+      const answeredBy = { pid: process.pid, daemon: false };
+      try {
+        return { ...(await here()), answeredBy };
+      } catch (error) {
+        if (error instanceof FreshfsError) error.answeredBy ??= answeredBy;
+        throw error;
+      }
+    };
     if (this.#gone) return local();
     const open = await this.#connect();
     if (!open) return local();
@@ -76,6 +82,7 @@ export class RemoteSession {
       );
       return { ...result, answeredBy: { pid: open.client.pid, daemon: true } };
     } catch (error) {
+      if (error instanceof FreshfsError) error.answeredBy = { pid: open.client.pid, daemon: true };
       if (!(error instanceof DaemonUnavailable)) throw error;
       this.#giveUp(error);
       return local();

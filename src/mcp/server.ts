@@ -189,7 +189,16 @@ export function createFreshfsServer(options: FreshfsServerOptions): FreshfsServe
         error instanceof FreshfsError
           ? `${error.message} (${error.code})`
           : `${name} failed: ${(error as Error).message ?? String(error)}`;
-      return { isError: true, content: [{ type: "text" as const, text: boundText(text) }] };
+      // A refusal says who refused, as an answer says who answered.
+      const answeredBy = (error instanceof FreshfsError && error.answeredBy) || {
+        pid: process.pid,
+        daemon: false,
+      };
+      return {
+        isError: true,
+        content: [{ type: "text" as const, text: boundText(text) }],
+        _meta: { "freshfs/answeredBy": answeredBy },
+      };
     }
   });
   return { server, workspace };

@@ -54,7 +54,7 @@ async function server(root: string, runtime: string, extra: string[] = []): Prom
   return client;
 }
 
-/** Which process answered, as a result's `_meta` says (an error result says nothing). */
+/** Which process answered (or refused), as a result's `_meta` says. */
 function answeredBy(result: CallToolResult): { pid: number; daemon: boolean } | undefined {
   const meta = result._meta as Record<string, { pid: number; daemon: boolean }> | undefined;
   return meta?.["freshfs/answeredBy"];
@@ -92,6 +92,10 @@ describe("freshfs mcp servers through one daemon", () => {
     for (const result of [readA.result, edited.result, grepB.result]) {
       expect(answeredBy(result)).toEqual({ pid, daemon: true });
     }
+    // A refusal says who refused: the daemon's session.
+    const refused = await call(b, "write", { file_path: "a.txt", content: "x\n" });
+    expect(refused.isError).toBe(true);
+    expect(answeredBy(refused)).toEqual({ pid, daemon: true });
     // One tree, watched once, for both servers; a session each.
     expect(status?.roots).toHaveLength(1);
     expect(status?.sessions).toHaveLength(2);
