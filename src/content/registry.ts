@@ -15,7 +15,7 @@ import { unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Worker } from "node:worker_threads";
 import { startModuleWorker } from "../io/thread.js";
-import { makeSeed, takeStamps } from "../live/seed.js";
+import { savedListingOf, takeStamps } from "../live/saved-listing.js";
 import type { LiveTree } from "../live/tree.js";
 import { envCount, type ScanResult } from "../scan/cache.js";
 import { resolveScanRoot } from "../scan/walk.js";
@@ -400,8 +400,8 @@ export class ContentIndexes {
       try {
         const { tree } = upkeep;
         const savedAtNs = BigInt(Date.now()) * 1_000_000n;
-        // The listing's stamps too come before the sync (see `live/seed`).
-        const parts = tree.settled ? tree.seedParts() : undefined;
+        // The listing's stamps too come before the sync (see `live/saved-listing`).
+        const parts = tree.settled ? tree.stampParts() : undefined;
         const stamps = parts && takeStamps(tree.root, parts.dirs, parts.sources, parts.listing);
         const listing = await tree.query(undefined, undefined);
         if (index.isClosed || tree.isClosed) return;
@@ -411,7 +411,7 @@ export class ContentIndexes {
         ensureSnapshotDir(dir);
         sweepTemps(dir);
         if (stamps && listing.freshness === "live") {
-          await writeListing(listingFileFor(snapshot.file), makeSeed(tree, stamps, listing));
+          await writeListing(listingFileFor(snapshot.file), savedListingOf(tree, stamps, listing));
         }
         snapshot.savedBytes = await writeSnapshot(snapshot.file, chunks);
         snapshot.savedAt = performance.now();

@@ -56,8 +56,8 @@ export async function reopenSnapshots(dir: string, options: ReopenOptions): Prom
   // Their saved listings first, before any walk begins: a glob asked meanwhile is answered
   // from one wherever it is confirmed for that call.
   for (const snapshot of recent) {
-    const seed = readListing(listingFileFor(snapshot.file), snapshot.root, snapshot.policy);
-    if (seed) liveTrees.plant(seed);
+    const saved = readListing(listingFileFor(snapshot.file), snapshot.root, snapshot.policy);
+    if (saved) liveTrees.plant(saved);
   }
   const kept: string[] = [];
   for (const snapshot of recent) {

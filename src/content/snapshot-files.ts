@@ -3,8 +3,8 @@
  * (`$FRESHFS_CACHE_DIR`, else `$XDG_CACHE_HOME/freshfs`, else `~/.cache/freshfs`), in
  * `snapshots/`, private to the user (mode 0700, its owner checked: a snapshot holds which
  * trigrams each file has, and a directory another user may write could hand the daemon one of
- * theirs), never in the tree; beside each, the tree's saved listing (`live/seed`). Depends on
- * `io/`, `live/seed` and `snapshot`.
+ * theirs), never in the tree; beside each, the tree's saved listing (`live/saved-listing`). Depends on
+ * `io/`, `live/saved-listing` and `snapshot`.
  *
  * A snapshot is written to a temp file beside its place, synced, and renamed over it, so that a
  * reader sees the old one or the new one whole; a process killed mid-write leaves a temp file,
@@ -25,7 +25,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { crc32 } from "node:zlib";
 import { ensurePrivateDir } from "../io/runtime-dir.js";
-import { Seed, type SeedData } from "../live/seed.js";
+import { SavedListing, type SavedListingData } from "../live/saved-listing.js";
 import { checkedBody, snapshotTrailer } from "./snapshot.js";
 
 /** The snapshot directory by the environment as it is now. */
@@ -165,8 +165,8 @@ export function listingFileFor(snapshotFile: string): string {
   return snapshotFile.replace(/\.snapshot$/, ".listing");
 }
 
-/** Writes a tree's saved listing (`live/seed`) as `writeSnapshot` writes a snapshot. */
-export function writeListing(file: string, data: SeedData): Promise<number> {
+/** Writes a tree's saved listing (`live/saved-listing`) as `writeSnapshot` writes a snapshot. */
+export function writeListing(file: string, data: SavedListingData): Promise<number> {
   return writeSnapshot(file, [Buffer.from(LISTING_MAGIC + JSON.stringify(data), "utf8")]);
 }
 
@@ -174,14 +174,16 @@ export function writeListing(file: string, data: SeedData): Promise<number> {
  * The saved listing in `file` for the tree `root` with `policy`, whole and of this format;
  * undefined for anything else (none, cut, changed, another tree's): the tree is then walked.
  */
-export function readListing(file: string, root: string, policy: string): Seed | undefined {
+export function readListing(file: string, root: string, policy: string): SavedListing | undefined {
   try {
     const text = checkedBody(readFileSync(file)).toString("utf8");
     if (!text.startsWith(LISTING_MAGIC)) return undefined;
-    const seed = new Seed(JSON.parse(text.slice(LISTING_MAGIC.length)) as SeedData);
-    const { data } = seed;
+    const saved = new SavedListing(
+      JSON.parse(text.slice(LISTING_MAGIC.length)) as SavedListingData,
+    );
+    const { data } = saved;
     const same = data.root === root && treePolicy(data.includeHidden, data.useGitignore) === policy;
-    return same && seed.wellFormed ? seed : undefined;
+    return same && saved.wellFormed ? saved : undefined;
   } catch {
     return undefined;
   }

@@ -18,7 +18,7 @@ import {
 } from "../scan/cache.js";
 import { resolveScanRoot } from "../scan/walk.js";
 import { FsWatchBackend, type WatchBackend } from "./backend.js";
-import type { Seed } from "./seed.js";
+import type { SavedListing } from "./saved-listing.js";
 import { type LiveStatus, LiveTree } from "./tree.js";
 
 /** The live trees' bounds (environment variables, or `configureLiveTrees`). */
@@ -88,8 +88,8 @@ interface Unwatched {
 
 export class LiveTrees {
   readonly #trees = new Map<string, LiveTree>();
-  readonly #seeds = new Map<string, Seed>();
-  readonly #seedAnswers = new Map<string, number>();
+  readonly #saved = new Map<string, SavedListing>();
+  readonly #savedAnswers = new Map<string, number>();
   readonly #unwatched = new Map<string, Unwatched>();
   /** Trees dropped for another's budget: the next answer for the key says so. */
   readonly #evicted = new Map<string, string>();
@@ -155,7 +155,7 @@ export class LiveTrees {
     root: string,
     policy: ScanPolicy,
     options: ScanOptions = {},
-    fromSeed = false,
+    fromSaved = false,
   ): Promise<ScanResult | undefined> {
     if (!this.policy().enabled) return undefined;
     const canonical = resolveScanRoot(root);
@@ -180,8 +180,8 @@ export class LiveTrees {
       this.#trees.set(key, tree);
       this.#enforce(undefined);
     }
-    const seeded = this.#fromSeed(key, tree, fromSeed);
-    if (seeded) return seeded;
+    const fromListing = this.#fromSaved(key, tree, fromSaved);
+    if (fromListing) return fromListing;
     const evicted = this.#evicted.get(key);
     this.#evicted.delete(key);
     const result = await tree.query(options.signal, options.onProgress);
@@ -190,29 +190,29 @@ export class LiveTrees {
   }
 
   /**
-   * A saved listing of a tree (the daemon's, from before it restarted; `live/seed`): until the
-   * tree's first walk is done, the calls that may use it (`fromSeed`) are answered from it
+   * A saved listing of a tree (the daemon's, from before it restarted; `live/saved-listing`): until the
+   * tree's first walk is done, the calls that may use it (`fromSaved`) are answered from it
    * wherever it is confirmed for that call.
    */
-  plant(seed: Seed): void {
-    if (!seed.wellFormed) return;
-    const { root, includeHidden, useGitignore } = seed.data;
-    this.#seeds.set(keyOf(root, { includeHidden, useGitignore }), seed);
+  plant(saved: SavedListing): void {
+    if (!saved.wellFormed) return;
+    const { root, includeHidden, useGitignore } = saved.data;
+    this.#saved.set(keyOf(root, { includeHidden, useGitignore }), saved);
   }
 
-  /** The seed's answer, while the tree's first walk is under way (which it starts). */
-  #fromSeed(key: string, tree: LiveTree, wanted: boolean): ScanResult | undefined {
-    const seed = this.#seeds.get(key);
-    if (!seed) return undefined;
+  /** The saved listing's answer, while the tree's first walk is under way (which it starts). */
+  #fromSaved(key: string, tree: LiveTree, wanted: boolean): ScanResult | undefined {
+    const saved = this.#saved.get(key);
+    if (!saved) return undefined;
     if (tree.status !== "empty" || tree.isClosed) {
-      this.#seeds.delete(key);
+      this.#saved.delete(key);
       return undefined;
     }
     if (!wanted) return undefined;
     if (!tree.busy) void tree.query(undefined, undefined).catch(() => undefined);
-    if (!seed.confirmed()) return undefined;
-    this.#seedAnswers.set(key, (this.#seedAnswers.get(key) ?? 0) + 1);
-    return seed.answer();
+    if (!saved.confirmed()) return undefined;
+    this.#savedAnswers.set(key, (this.#savedAnswers.get(key) ?? 0) + 1);
+    return saved.answer();
   }
 
   /** The root's live tree, if it has one now (the content index attaches to it). */
@@ -311,7 +311,7 @@ export class LiveTrees {
   closeAll(): void {
     for (const tree of this.#trees.values()) tree.close();
     this.#trees.clear();
-    this.#seeds.clear();
+    this.#saved.clear();
   }
 
   /** Each tree kept: its key, state and size, for `freshfs daemon status`. */
@@ -324,7 +324,7 @@ export class LiveTrees {
       entries: tree.size,
       directories: tree.watchCount,
       bytes: tree.bytes,
-      fromSavedListing: this.#seedAnswers.get(keyOf(tree.root, treePolicyOf(tree))) ?? 0,
+      fromSavedListing: this.#savedAnswers.get(keyOf(tree.root, treePolicyOf(tree))) ?? 0,
     }));
   }
 

@@ -196,7 +196,7 @@ export class LiveTree implements WatchSubscriber {
   }
 
   /** The walked directories, the rule files outside the listing, and the listing: to stamp. */
-  seedParts(): { dirs: string[]; sources: string[]; listing: LiveListing } {
+  stampParts(): { dirs: string[]; sources: string[]; listing: LiveListing } {
     return { dirs: [...this.#dirs.rels()], sources: this.#sources.files(), listing: this.#listing };
   }
 

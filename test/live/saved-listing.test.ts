@@ -1,5 +1,5 @@
 /**
- * A saved listing (`live/seed`) answering a tree's first calls while its walk runs: only cheap
+ * A saved listing (`live/saved-listing`) answering a tree's first calls while its walk runs: only cheap
  * calls that ask for it, only while the first walk is under way, and only when every walked
  * directory's stat and every rule file's print is the one saved, outside the racy window. A
  * name made in a directory, a rule file edited in place (no directory changes), or a save too
@@ -9,7 +9,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LiveTrees } from "../../src/live/registry.js";
-import { makeSeed, Seed, type SeedData, takeStamps } from "../../src/live/seed.js";
+import {
+  SavedListing,
+  type SavedListingData,
+  savedListingOf,
+  takeStamps,
+} from "../../src/live/saved-listing.js";
 import type { ScanResult } from "../../src/scan/cache.js";
 import { tempTree } from "../helpers/fs.js";
 
@@ -39,20 +44,20 @@ async function makeTree(): Promise<string> {
 }
 
 /**
- * The tree's seed, as the daemon saves it: stamps, then a sync, then the listing. `age`: the
+ * The tree's saved listing, as the daemon saves it: stamps, then a sync, then the listing. `age`: the
  * save dated this much later than now, so that the tree just made is out of the racy window.
  */
-async function seedOf(root: string, age = 3000): Promise<SeedData> {
+async function savedOf(root: string, age = 3000): Promise<SavedListingData> {
   const trees = registry();
   await trees.query(root, POLICY);
   const tree = trees.treeOf(root, POLICY);
   if (!tree) throw new Error("no tree");
   await tree.whenConfirmed(10_000);
-  const parts = tree.seedParts();
+  const parts = tree.stampParts();
   const stamps = takeStamps(tree.root, parts.dirs, parts.sources, parts.listing);
   const listing = (await trees.query(root, POLICY)) as ScanResult;
   expect(listing.freshness).toBe("live");
-  const data = makeSeed(tree, stamps, listing);
+  const data = savedListingOf(tree, stamps, listing);
   trees.closeAll();
   return { ...data, savedAtNs: (BigInt(data.savedAtNs) + BigInt(age) * 1_000_000n).toString() };
 }
@@ -67,9 +72,9 @@ function answered(trees: LiveTrees, root: string): number {
 describe("a saved listing", () => {
   it("answers the first cheap call as the walk would, and only while the first walk runs", async () => {
     const root = await makeTree();
-    const data = await seedOf(root);
+    const data = await savedOf(root);
     const trees = registry();
-    trees.plant(new Seed(data));
+    trees.plant(new SavedListing(data));
     const first = await trees.query(root, POLICY, {}, true);
     expect(answered(trees, root)).toBe(1);
     expect(first?.freshness).toBe("walked");
@@ -78,7 +83,7 @@ describe("a saved listing", () => {
     expect(first?.skipped.map((s) => s.path).sort()).toEqual(
       walked?.skipped.map((s) => s.path).sort(),
     );
-    // The walk it started is done by the next call's turn: the seed is dropped.
+    // The walk it started is done by the next call's turn: the saved listing is dropped.
     const tree = trees.treeOf(root, POLICY);
     await tree?.whenConfirmed(10_000);
     await trees.query(root, POLICY, {}, true);
@@ -89,17 +94,17 @@ describe("a saved listing", () => {
   it("never answers a call that does not ask for it (grep waits for the walk)", async () => {
     const root = await makeTree();
     const trees = registry();
-    trees.plant(new Seed(await seedOf(root)));
+    trees.plant(new SavedListing(await savedOf(root)));
     await trees.query(root, POLICY);
     expect(answered(trees, root)).toBe(0);
   });
 
   it("is not used once a name was made in a walked directory", async () => {
     const root = await makeTree();
-    const data = await seedOf(root);
+    const data = await savedOf(root);
     writeFileSync(join(root, "d3", "sub", "new.txt"), "n\n");
     const trees = registry();
-    trees.plant(new Seed(data));
+    trees.plant(new SavedListing(data));
     const first = await trees.query(root, POLICY, {}, true);
     expect(answered(trees, root)).toBe(0);
     expect(shape(first)).toContain("file d3/sub/new.txt");
@@ -107,10 +112,10 @@ describe("a saved listing", () => {
 
   it("is not used once a rule file was edited in place (its directory unchanged)", async () => {
     const root = await makeTree();
-    const data = await seedOf(root);
+    const data = await savedOf(root);
     writeFileSync(join(root, "d0", ".ignore"), "*.txt\n");
     const trees = registry();
-    trees.plant(new Seed(data));
+    trees.plant(new SavedListing(data));
     const first = await trees.query(root, POLICY, {}, true);
     expect(answered(trees, root)).toBe(0);
     expect(shape(first)).toContain("file d0/sub/c.ts");
@@ -121,19 +126,19 @@ describe("a saved listing", () => {
   it("is not used when saved within the racy window of a directory's last change", async () => {
     const root = await makeTree();
     mkdirSync(join(root, "late"));
-    const data = await seedOf(root, 0);
+    const data = await savedOf(root, 0);
     const trees = registry();
-    trees.plant(new Seed(data));
+    trees.plant(new SavedListing(data));
     await trees.query(root, POLICY, {}, true);
     expect(answered(trees, root)).toBe(0);
   });
 
   it("of another format, or cut, is never planted", async () => {
     const root = await makeTree();
-    const data = await seedOf(root);
+    const data = await savedOf(root);
     const trees = registry();
-    trees.plant(new Seed({ ...data, format: 99 }));
-    trees.plant(new Seed({ ...data, types: data.types.slice(1) }));
+    trees.plant(new SavedListing({ ...data, format: 99 }));
+    trees.plant(new SavedListing({ ...data, types: data.types.slice(1) }));
     await trees.query(root, POLICY, {}, true);
     expect(answered(trees, root)).toBe(0);
   });

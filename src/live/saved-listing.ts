@@ -4,7 +4,7 @@
  * up. Depends on `scan/` and `live/sources`.
  *
  * A listing is what the walk makes of each walked directory's names and types, and of the rule
- * files: a seed keeps, beside its entries, each walked directory's stat (device, inode, mtime and
+ * files: a saved listing keeps, beside its entries, each walked directory's stat (device, inode, mtime and
  * ctime in nanoseconds, taken before the listing was last synchronized with the watcher) and each
  * rule file's print (its content's digest, in the tree or not). It answers a call only when, for
  * that call, every directory's stat and every rule file's print is still the one kept: any name
@@ -22,7 +22,7 @@ import { fingerprint } from "./sources.js";
 
 /** As the content index's snapshots: two seconds covers the coarsest file-system clocks. */
 const RACY_NS = 2_000_000_000n;
-export const SEED_FORMAT = 1;
+export const SAVED_LISTING_FORMAT = 1;
 
 /** The rule files a directory may hold, whose content the listing depends on. */
 const RULE_NAMES = new Set([".gitignore", ".ignore", ".rgignore"]);
@@ -31,7 +31,7 @@ const TYPE_CHAR: Readonly<Record<EntryType, string>> = { file: "f", dir: "d", sy
 const CHAR_TYPE: Readonly<Record<string, EntryType>> = { f: "file", d: "dir", l: "symlink" };
 
 /** A saved listing, as JSON holds it. */
-export interface SeedData {
+export interface SavedListingData {
   readonly format: number;
   readonly root: string;
   readonly includeHidden: boolean;
@@ -51,8 +51,8 @@ export interface SeedData {
   readonly rules: readonly (readonly [string, string])[];
 }
 
-/** What a seed needs from before the sync: the time, the directories' stamps, the rule prints. */
-export interface SeedStamps {
+/** What a saved listing needs from before the sync: the time, the directories' stamps, the rule prints. */
+export interface ListingStamps {
   readonly savedAtNs: bigint;
   readonly dirs: readonly string[];
   readonly stamps: readonly string[];
@@ -86,7 +86,7 @@ export function takeStamps(
   dirs: readonly string[],
   sources: Iterable<string>,
   listing: Pick<ScanResult, "entries" | "skipped">,
-): SeedStamps {
+): ListingStamps {
   const savedAtNs = BigInt(Date.now()) * 1_000_000n;
   const stamps = dirs.map((rel) => stampOf(statOf(absolute(root, rel))));
   const files = new Set(sources);
@@ -97,14 +97,14 @@ export function takeStamps(
   return { savedAtNs, dirs, stamps, rules };
 }
 
-/** The seed of a listing synchronized after `stamps` were taken. */
-export function makeSeed(
+/** What is saved of a listing synchronized after `stamps` were taken. */
+export function savedListingOf(
   tree: { readonly root: string; readonly includeHidden: boolean; readonly useGitignore: boolean },
-  stamps: SeedStamps,
+  stamps: ListingStamps,
   listing: Pick<ScanResult, "entries" | "skipped" | "warnings">,
-): SeedData {
+): SavedListingData {
   return {
-    format: SEED_FORMAT,
+    format: SAVED_LISTING_FORMAT,
     root: tree.root,
     includeHidden: tree.includeHidden,
     useGitignore: tree.useGitignore,
@@ -119,23 +119,23 @@ export function makeSeed(
   };
 }
 
-/** A seed loaded: its data, and its listing made once. */
-export class Seed {
-  readonly data: SeedData;
+/** A saved listing loaded: its data, and its listing made once. */
+export class SavedListing {
+  readonly data: SavedListingData;
   readonly #dirs: readonly string[];
   #listing: Pick<ScanResult, "entries" | "skipped" | "warnings"> | undefined;
 
-  constructor(data: SeedData) {
+  constructor(data: SavedListingData) {
     this.data = data;
     this.#dirs = data.dirs === "" && data.stamps.length === 0 ? [] : data.dirs.split("\0");
   }
 
-  /** Whether the data is whole and of this format (a foreign or damaged seed is never used). */
+  /** Whether the data is whole and of this format (a foreign or damaged one is never used). */
   get wellFormed(): boolean {
     const { data } = this;
     const entries = data.paths === "" ? 0 : data.paths.split("\0").length;
     return (
-      data.format === SEED_FORMAT &&
+      data.format === SAVED_LISTING_FORMAT &&
       typeof data.root === "string" &&
       entries === data.types.length &&
       this.#dirs.length === data.stamps.length &&
