@@ -20,6 +20,8 @@
  *   then explained by the step that removed it, or it is a lost update.
  * - Beside it, a black-box check needing no log: at each read a process's own line shows the
  *   value of its last accepted operation, unless the replay names an allowed cause.
+ * - Through the daemon: the servers run their tools in one daemon, which makes every commit and
+ *   so logs it without its process; the replay tells whose it was by content (`committer`).
  * - A lock holder killed with SIGKILL: how soon a Workspace edit waiting for its lock proceeds.
  *
  * Children run the built library (`npm run build`); FRESHFS_DIST names another build (a
@@ -30,7 +32,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
@@ -51,6 +53,7 @@ import {
   lineValue,
   type OpRecord,
   type Outcome,
+  type RunOptions,
   runOps,
   type Step,
   type Tools,
@@ -59,7 +62,7 @@ import {
 const COMMIT_LOG = new URL("../test/fixtures/reliability/commit-log.mjs", import.meta.url).href;
 const MUTATOR = fileURLToPath(new URL("../test/fixtures/reliability/mutator.mjs", import.meta.url));
 
-export type Driver = "workspace" | "plain" | "mcp";
+export type Driver = "workspace" | "plain" | "mcp" | "mcp-daemon";
 
 export interface ProcessRunOptions {
   /** An empty directory (its real path). */
@@ -75,8 +78,9 @@ export interface ProcessRunOptions {
   policy: GuardPolicy;
   /**
    * `workspace`: children with a Workspace each; `mcp`: `freshfs mcp` servers (always
-   * `strict`), driven by SDK clients here; `plain`: the control, the same operations as
-   * read-modify-write with plain `fs` and no locking.
+   * `strict`), driven by SDK clients here; `mcp-daemon`: the same servers running their tools
+   * in one daemon started here; `plain`: the control, the same operations as read-modify-write
+   * with plain `fs` and no locking.
    */
   driver: Driver;
   seed: number;
@@ -88,6 +92,7 @@ export interface ProcessRunOptions {
 
 /** A line of the commit log. */
 interface Logged extends FileState {
+  /** The committing process's number; -1 from the daemon, which commits for every process. */
   readonly who: number;
   readonly file: string;
 }
@@ -136,7 +141,15 @@ export interface ProcessRunReport {
   /** ... and at the end, a process's line older than its last accepted operation on the file. */
   readonly blackBoxStaleAtEnd: number;
   readonly finalMatchesLog: boolean;
-  /** Every check of the replay that failed, one line each; empty when all held. */
+  /** Through the daemon (`mcp-daemon`): the tools' answers (refusals too), those naming it. */
+  readonly answers?: {
+    readonly all: number;
+    readonly fromDaemon: number;
+  };
+  /**
+   * Every check of the replay that failed, one line each, and each answer not from the daemon
+   * (`mcp-daemon`); empty when all held.
+   */
   readonly violations: readonly string[];
   /** Time of an operation's change (after its read), ms: lock waits included. */
   readonly stepMs: Spread;
@@ -174,6 +187,65 @@ function applyEdits(head: string, edits: readonly [string, string][]): string | 
 /** The steps that change a shared file (a rename's scratch write does not). */
 const COMMITTING = new Set(["edit", "multiEdit", "write", "rename", "delete", "recreate"]);
 
+/** An accepted step on a shared file, in its process's queue. */
+interface Pending {
+  readonly record: OpRecord;
+  readonly step: Step;
+}
+
+/**
+ * The process that made the commit on line `index` of the log when the line cannot say: the
+ * daemon commits for every process, so its log hook writes -1. Under strict (MCP always is),
+ * every accepted commit is made on the bytes its process read and changes only that process's
+ * own two lines, so the content tells: after a present state, the one process whose lines
+ * differ; a state after an absence (a recreate), the process whose next step recreates that
+ * file with that hash; an absence (a delete), the process whose next step deletes that file,
+ * or when several are about to, the one whose recreate after it is the file's next logged state
+ * (between a delete and its recreate no other process can create the file under strict).
+ * `upcoming(who, k)` is process who's k-th step still to be logged (0: its next).
+ * When no process fits, it says why: a violation, never a guess.
+ */
+function committer(
+  log: readonly Logged[],
+  index: number,
+  before: FileState,
+  processes: number,
+  upcoming: (who: number, k: number) => Pending | undefined,
+): { who: number } | { unfit: string } {
+  const entry = log[index] as Logged;
+  const all = Array.from({ length: processes }, (_, who) => who);
+  const is = (pending: Pending | undefined, step: Step["step"]) =>
+    pending?.record.file === entry.file && pending.step.step === step;
+  const one = (fit: number[], unfit: string) =>
+    fit.length === 1 ? { who: fit[0] as number } : { unfit };
+  if (entry.exists && before.exists) {
+    const changed = all.filter((who) =>
+      (["slot", "aux"] as const).some(
+        (line) => lineValue(before.head, line, who) !== lineValue(entry.head, line, who),
+      ),
+    );
+    return one(changed, `it changes the lines of ${changed.length} processes`);
+  }
+  if (entry.exists) {
+    const recreating = all.filter((who) => {
+      const next = upcoming(who, 0);
+      return is(next, "recreate") && next?.step.hash === entry.hash;
+    });
+    return one(recreating, `${recreating.length} processes' next step recreates it so`);
+  }
+  const deleting = all.filter((who) => is(upcoming(who, 0), "delete"));
+  if (deleting.length <= 1) return one(deleting, "no process's next step deletes it");
+  const recreated = log.find((later, at) => at > index && later.file === entry.file);
+  const fit = deleting.filter((who) => {
+    const then = upcoming(who, 1);
+    return recreated !== undefined && is(then, "recreate") && then?.step.hash === recreated.hash;
+  });
+  return one(
+    fit,
+    `processes ${deleting.join(", ")} delete it next, and ${fit.length} of them recreate it as the file's next state`,
+  );
+}
+
 interface ReplayInput {
   readonly policy: GuardPolicy;
   readonly processes: number;
@@ -210,7 +282,7 @@ function replay(input: ReplayInput): ReplayResult {
     `process ${record.who}'s ${step.step} (operation ${record.seq}, ${record.file})`;
 
   // Each process's accepted steps on shared files, in its order: the log must hold them so.
-  const pending = new Map<number, { record: OpRecord; step: Step }[]>();
+  const pending = new Map<number, Pending[]>();
   for (const record of input.records) {
     for (const step of record.steps) {
       if (step.accepted && COMMITTING.has(step.step)) {
@@ -221,6 +293,7 @@ function replay(input: ReplayInput): ReplayResult {
     }
   }
   const cursor = new Map<number, number>();
+  const upcoming = (who: number, k: number) => pending.get(who)?.[(cursor.get(who) ?? 0) + k];
 
   const current = new Map<string, FileState>();
   const last = new Map<string, number[]>(); // per file: each process's latest committed value
@@ -331,25 +404,35 @@ function replay(input: ReplayInput): ReplayResult {
       fail(`log line ${index + 1} names ${entry.file}, not a shared file`);
       continue;
     }
-    const queue = pending.get(entry.who) ?? [];
-    const position = cursor.get(entry.who) ?? 0;
-    const next = queue[position];
+    const found =
+      entry.who >= 0
+        ? { who: entry.who }
+        : committer(input.log, index, before, processes, upcoming);
+    if ("unfit" in found) {
+      fail(
+        `log line ${index + 1}: the daemon's commit of ${entry.file} fits no process: ${found.unfit}`,
+      );
+    }
+    const by = "who" in found ? found.who : undefined;
+    const next = by === undefined ? undefined : upcoming(by, 0);
     let cause: Cause = "invalid";
-    if (!next) {
-      fail(`log line ${index + 1}: process ${entry.who} committed with no accepted step left`);
+    if (by === undefined) {
+      // Reported above; the state is still the file's from here on.
+    } else if (!next) {
+      fail(`log line ${index + 1}: process ${by} committed with no accepted step left`);
     } else {
-      cursor.set(entry.who, position + 1);
+      cursor.set(by, (cursor.get(by) ?? 0) + 1);
       if (next.record.file !== entry.file) {
         fail(`log line ${index + 1}: ${name(next.record, next.step)} committed ${entry.file}`);
       } else {
         cause = judge(next.record, next.step, before, entry);
         if (next.step.step !== "delete") {
-          (last.get(entry.file) as number[])[entry.who] = next.record.seq;
+          (last.get(entry.file) as number[])[by] = next.record.seq;
         }
       }
     }
     current.set(entry.file, entry);
-    if (next) lastBy.set(entry.file, { who: entry.who, seq: next.record.seq });
+    if (by !== undefined && next) lastBy.set(entry.file, { who: by, seq: next.record.seq });
     if (!entry.exists) {
       deletedBy.set(entry.file, cause);
       continue;
@@ -371,7 +454,7 @@ function replay(input: ReplayInput): ReplayResult {
         else {
           lost++;
           fail(
-            `log line ${index + 1}: process ${who}'s accepted value ${values[who]} in ${entry.file} is gone (${why}, by process ${entry.who})`,
+            `log line ${index + 1}: process ${who}'s accepted value ${values[who]} in ${entry.file} is gone (${why}, by process ${by ?? "unknown"})`,
           );
         }
       }
@@ -481,11 +564,21 @@ export async function processLostUpdates(options: ProcessRunOptions): Promise<Pr
     policy: options.policy,
     mode: options.driver,
   });
+  const bin = join(dist, "cli", "main.js");
   const started = performance.now();
-  const records =
-    options.driver === "mcp"
-      ? await viaMcp(options, dist, env, perProcess)
-      : await viaChildren(options, env, perProcess);
+  let records: OpRecord[][];
+  let answers: Answers | undefined;
+  if (options.driver === "mcp-daemon") {
+    ({ records, answers } = await viaDaemon(options, bin, env, perProcess));
+  } else if (options.driver === "mcp") {
+    const server = (who: number) => ({
+      args: ["--import", COMMIT_LOG, bin, "mcp", "--no-daemon", "--root", options.dir],
+      env: env(who),
+    });
+    records = await viaMcp(options, server, perProcess);
+  } else {
+    records = await viaChildren(options, env, perProcess);
+  }
   const elapsedMs = performance.now() - started;
   const log = (await readFile(logPath, "utf8"))
     .split("\n")
@@ -498,7 +591,7 @@ export async function processLostUpdates(options: ProcessRunOptions): Promise<Pr
   }
   const all = records.flat();
   const result = replay({
-    policy: options.driver === "mcp" ? "strict" : options.policy,
+    policy: options.driver.startsWith("mcp") ? "strict" : options.policy,
     processes: options.processes,
     files: names,
     initial: describeState(Buffer.from(initialText)),
@@ -538,6 +631,10 @@ export async function processLostUpdates(options: ProcessRunOptions): Promise<Pr
     commits: log.length,
     acceptedBySteps,
     ...result,
+    ...(answers && {
+      answers: { all: answers.all, fromDaemon: answers.fromDaemon },
+    }),
+    violations: [...result.violations, ...(answers?.strays ?? [])],
     stepMs: quantiles(all.filter((r) => r.ms !== undefined).map((r) => r.ms as number)),
     elapsedMs,
   };
@@ -600,20 +697,25 @@ function codeOf(result: CallToolResult): string {
   return /\(([A-Z_]+)\)$/.exec(text)?.[1] ?? `untyped ${text.slice(0, 80)}`;
 }
 
-/** The operations' tools through one MCP client. */
-function mcpTools(client: Client): Tools {
-  const call = async (name: string, args: Record<string, unknown>): Promise<Outcome> => {
+/** The operations' tools through one MCP client; `answered` sees every result. */
+function mcpTools(
+  client: Client,
+  answered: (tool: string, result: CallToolResult) => void = () => undefined,
+): Tools {
+  const callTool = async (name: string, args: Record<string, unknown>) => {
     const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    answered(name, result);
+    return result;
+  };
+  const call = async (name: string, args: Record<string, unknown>): Promise<Outcome> => {
+    const result = await callTool(name, args);
     if (result.isError) return { accepted: false, warnings: 0, code: codeOf(result) };
     const warnings = result.structuredContent?.warnings;
     return { accepted: true, warnings: Array.isArray(warnings) ? warnings.length : 0 };
   };
   return {
     read: async (file) => {
-      const result = (await client.callTool({
-        name: "read",
-        arguments: { file_path: file },
-      })) as CallToolResult;
+      const result = await callTool("read", { file_path: file });
       if (result.isError) return { code: codeOf(result) };
       const first = result.content[0];
       const text = first?.type === "text" ? first.text : "";
@@ -641,29 +743,32 @@ function mcpTools(client: Client): Tools {
   };
 }
 
-/** `freshfs mcp` servers, each with the commit log loaded, driven by one SDK client each. */
+/** A process's options for `runOps`. */
+type PerProcess = (who: number) => RunOptions;
+
+/** How one `freshfs mcp` server is started: node's arguments, and its environment. */
+interface McpServer {
+  readonly args: string[];
+  readonly env: Record<string, string>;
+}
+
+/**
+ * `freshfs mcp` servers, driven by one SDK client each; `answered` sees every tool result, with
+ * the number of the process whose client got it.
+ */
 async function viaMcp(
   options: ProcessRunOptions,
-  dist: string,
-  env: (who: number) => Record<string, string>,
-  perProcess: (who: number) => {
-    who: number;
-    files: string[];
-    scratch: string;
-    ops: number;
-    seed: number;
-    thinkMs: number;
-  },
+  server: (who: number) => McpServer,
+  perProcess: PerProcess,
+  answered?: (who: number, tool: string, result: CallToolResult) => void,
 ): Promise<OpRecord[][]> {
-  const bin = join(dist, "cli", "main.js");
   const clients: Client[] = [];
   const stderr: string[][] = [];
   try {
     for (let who = 0; who < options.processes; who++) {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ["--import", COMMIT_LOG, bin, "mcp", "--no-daemon", "--root", options.dir],
-        env: env(who),
+        ...server(who),
         stderr: "pipe",
       });
       // Kept for the error, should a server fail (it logs one line when it starts).
@@ -678,7 +783,8 @@ async function viaMcp(
       clients.map(async (client, who) => {
         const records: OpRecord[] = [];
         try {
-          await runOps(mcpTools(client), perProcess(who), (record) => records.push(record));
+          const tools = mcpTools(client, (tool, result) => answered?.(who, tool, result));
+          await runOps(tools, perProcess(who), (record) => records.push(record));
         } catch (error) {
           throw new Error(`MCP server ${who} failed: ${(stderr[who] ?? []).join("")}`, {
             cause: error,
@@ -689,6 +795,100 @@ async function viaMcp(
     );
   } finally {
     for (const client of clients) await client.close();
+  }
+}
+
+/**
+ * Through the daemon: the tools' answers, refusals included (each says which process gave it),
+ * those naming its pid, and a line for each other answer.
+ */
+interface Answers {
+  all: number;
+  fromDaemon: number;
+  readonly strays: string[];
+}
+
+/** Resolves once the daemon says it listens; rejects if it exits first, or after 10 s. */
+function listening(daemon: ChildProcess): Promise<void> {
+  let said = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the daemon did not listen:\n${said}`)),
+      10_000,
+    );
+    daemon.stderr?.on("data", (chunk: Buffer) => {
+      said += chunk.toString("utf8");
+      if (said.includes("listening on")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    daemon.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the daemon exited (${signal ?? code}) before it listened:\n${said}`));
+    });
+  });
+}
+
+/** SIGTERM (the daemon ends once its requests are answered), then SIGKILL if it lingers. */
+async function stopDaemon(daemon: ChildProcess): Promise<void> {
+  if (daemon.exitCode !== null || daemon.signalCode !== null) return;
+  const exited = new Promise((resolve) => daemon.once("exit", resolve));
+  daemon.kill("SIGTERM");
+  if ((await Promise.race([exited, sleep(5000, "lingers", { ref: false })])) === "lingers") {
+    daemon.kill("SIGKILL");
+    await exited;
+  }
+}
+
+/**
+ * The servers of the `mcp` driver with their tools run in one daemon, started here with the
+ * commit log loaded: every commit is made there, for any of the servers, so it logs them with
+ * who -1 and the replay tells whose each was by its content (`committer`). In a runtime
+ * directory of its own, so the run neither uses nor leaves behind a daemon of the user's.
+ */
+async function viaDaemon(
+  options: ProcessRunOptions,
+  bin: string,
+  env: (who: number) => Record<string, string>,
+  perProcess: PerProcess,
+): Promise<{ records: OpRecord[][]; answers: Answers }> {
+  const runtime = await mkdtemp(join(tmpdir(), "freshfs-lost-updates-runtime-"));
+  const cache = await mkdtemp(join(tmpdir(), "freshfs-lost-updates-cache-"));
+  let daemon: ChildProcess | undefined;
+  try {
+    await chmod(runtime, 0o700);
+    const socket = join(runtime, "d.sock");
+    const place = { FRESHFS_RUNTIME_DIR: runtime, FRESHFS_CACHE_DIR: cache };
+    daemon = spawn(
+      process.execPath,
+      ["--import", COMMIT_LOG, bin, "daemon", "run", "--socket", socket],
+      { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env(-1), ...place } },
+    );
+    await listening(daemon);
+    const pid = daemon.pid;
+    const answers: Answers = { all: 0, fromDaemon: 0, strays: [] };
+    const server = () => ({
+      args: [bin, "mcp", "--socket", socket, "--root", options.dir],
+      env: { FRESHFS_RUNTIME_DIR: runtime },
+    });
+    const records = await viaMcp(options, server, perProcess, (who, tool, result) => {
+      answers.all++;
+      const by = result._meta?.["freshfs/answeredBy"] as
+        | { pid?: number; daemon?: boolean }
+        | undefined;
+      if (by?.daemon === true && by.pid === pid) answers.fromDaemon++;
+      else {
+        answers.strays.push(
+          `process ${who}'s ${tool} answered by ${JSON.stringify(by) ?? "no process"}, not by the daemon (pid ${pid})`,
+        );
+      }
+    });
+    return { records, answers };
+  } finally {
+    if (daemon) await stopDaemon(daemon);
+    await rm(runtime, { recursive: true, force: true });
+    await rm(cache, { recursive: true, force: true });
   }
 }
 
@@ -930,6 +1130,10 @@ function table(columns: readonly (readonly [string, ProcessRunReport])[]): strin
     ],
     ["final files = last logged states", (r) => (r.finalMatchesLog ? "yes" : "NO")],
     [
+      "tool answers (refusals too) naming the one daemon, of all",
+      (r) => (r.answers ? `${count(r.answers.fromDaemon)} of ${count(r.answers.all)}` : "-"),
+    ],
+    [
       "replay",
       (r) => (r.violations.length === 0 ? "exact" : `${count(r.violations.length)} violations`),
     ],
@@ -1019,6 +1223,18 @@ export async function run(): Promise<string> {
     thinkMs: 2,
     dist,
   });
+  // After the control, so that its seed (and so its operations) stay those of earlier runs.
+  configurations.push({
+    label: "4 MCP servers through one daemon, 1 small file (strict)",
+    processes: 4,
+    ops: 2000,
+    files: 1,
+    policy: "strict",
+    driver: "mcp-daemon",
+    seed: seed++,
+    thinkMs: 2,
+    dist,
+  });
   const columns: [string, ProcessRunReport][] = [];
   for (const { label, git, ...options } of configurations) {
     columns.push([label, await inTempDir((dir) => processLostUpdates({ ...options, dir }), git)]);
@@ -1035,8 +1251,12 @@ export async function run(): Promise<string> {
       "wrapped in each child) and replayed: each logged state must be the next accepted step of " +
       "its process, an edit the state before it with its edits applied, a write, rename or " +
       "delete made on the very bytes its process read (or, under `warn`, with the warning), and " +
-      "every accepted step logged once. The control runs the same operations as plain " +
-      "read-modify-write without freshfs, to show what the replay finds when updates are lost.",
+      "every accepted step logged once. Through the daemon, the servers run their tools in one " +
+      "daemon, which commits for all of them and so logs each commit without its process: the " +
+      "replay tells whose it was by its content (under strict a commit changes only its own " +
+      "process's lines), and every tool answer must name that daemon. The control runs the same " +
+      "operations as plain read-modify-write without freshfs, to show what the replay finds when " +
+      "updates are lost.",
     "",
     table(columns),
   ];

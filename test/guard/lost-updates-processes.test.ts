@@ -2,9 +2,10 @@
  * Lost updates across processes, the fast version of
  * `npm run stress -- lost-updates-processes`, with the same checks
  * (stress/lost-updates-processes.ts): processes with a Workspace each, and `freshfs mcp`
- * servers each driven by its own SDK client, edit one file at once; the commit log, replayed,
- * must account for every accepted change. A control with no locking shows the replay finds lost
- * updates where there are some. The children run the built library (`npm run build`).
+ * servers each driven by its own SDK client (running their tools in the server, or all in one
+ * daemon), edit one file at once; the commit log, replayed, must account for every accepted
+ * change. A control with no locking shows the replay finds lost updates where there are some.
+ * The children run the built library (`npm run build`).
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -87,6 +88,27 @@ describe("lost updates across processes: every accepted change is in the replaye
       thinkMs: 2,
     });
     expectNoLostUpdate(report, 80);
+  });
+
+  it("MCP through one daemon: 2 freshfs mcp servers x 40 operations, every commit the daemon's", async () => {
+    const dir = await tempTree();
+    const report = await processLostUpdates({
+      dir,
+      processes: 2,
+      ops: 40,
+      files: 1,
+      policy: "strict",
+      driver: "mcp-daemon",
+      seed: 26,
+      thinkMs: 2,
+    });
+    // The daemon logs its commits without their process: the replay told each by its content.
+    expectNoLostUpdate(report, 80);
+    // Every answer, a refusal too, names the daemon; any other is a violation.
+    const answers = report.answers ?? { all: 0, fromDaemon: 0 };
+    expect(answers.all).toBeGreaterThanOrEqual(160);
+    expect(answers.fromDaemon).toBeGreaterThan(0);
+    expect(answers.fromDaemon).toBe(answers.all);
   });
 
   it("control: the same operations as plain read-modify-write, no locks, are found losing updates", async () => {
