@@ -18,7 +18,9 @@
  *   files turned into directories, names hidden and revealed, symbolic links, `.gitignore`
  *   edits at the top and nested, `.ignore`, `info/exclude`, the global excludes file and
  *   `core.excludesFile`, nested repositories made and unmade, commits), queried at the root
- *   and at a subdirectory whose rules come partly from above it;
+ *   and at a subdirectory whose rules come partly from above it; once more with the Workspace's
+ *   tools run in a real daemon process (`daemon: "auto"`), its every answer checked the same way
+ *   and counted by who gave it (`answeredBy`);
  * - checkout: `git checkout` between two branches that differ in many files, each way;
  * - burst: many files created (then deleted) while the searching process's main thread is
  *   blocked, past the kernel's inotify queue (16,384 events);
@@ -36,6 +38,7 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import {
+  type AnsweredBy,
   configureLiveTrees,
   forceRescan,
   fuzzyFind,
@@ -45,6 +48,7 @@ import {
   Workspace,
 } from "../src/index.js";
 import { seededRandom } from "../test/fixtures/reliability/random.mjs";
+import { useDaemonDirs } from "../test/helpers/daemon-env.js";
 import { createTempRepo, isolatedGitEnv, type TempRepo } from "../test/helpers/git.js";
 
 const CHURN = fileURLToPath(new URL("../test/fixtures/reliability/churn.mjs", import.meta.url));
@@ -175,6 +179,8 @@ export interface Target {
   readonly kinds: readonly Kind[];
   /** For the `ws.*` kinds: a Workspace over exactly `root`. */
   readonly ws?: Workspace | undefined;
+  /** The Workspace was asked to run its tools in the daemon: an answer from here is counted. */
+  readonly viaDaemon?: boolean | undefined;
 }
 
 interface Got {
@@ -186,11 +192,14 @@ interface Got {
   readonly ms: number;
   /** Not comparable (a Workspace answer cut to fit its result cap). */
   readonly cut: boolean;
+  /** Which process gave a Workspace's answer. */
+  readonly answeredBy: AnsweredBy | undefined;
 }
 
 const FUZZY_LIMIT = 200;
 const WS_FIND_LIMIT = 50;
 const NODE_MODULES = /(^|\/)node_modules(\/|$)/;
+const HIDDEN = /(^|\/)\./;
 
 const sorted = (values: readonly string[]) => [...values].sort();
 const fuzzyRow = (m: { path: string; type: string; score: number }) =>
@@ -204,6 +213,7 @@ async function answer(kind: Kind, target: Target, literal: string, query: string
     freshness: string | undefined,
     unwatched: string | undefined,
     cut = false,
+    answeredBy?: AnsweredBy,
   ): Got => ({
     kind,
     target,
@@ -212,6 +222,7 @@ async function answer(kind: Kind, target: Target, literal: string, query: string
     unwatched,
     ms: performance.now() - started,
     cut,
+    answeredBy,
   });
   const ws = target.ws;
   switch (kind) {
@@ -240,7 +251,7 @@ async function answer(kind: Kind, target: Target, literal: string, query: string
     case "ws.glob": {
       if (!ws) throw new Error("ws.glob without a Workspace");
       const r = await ws.glob({ pattern: "**/*", limit: 1_000_000 });
-      return got(sorted(r.files), freshnessOf(r), undefined, r.truncated);
+      return got(sorted(r.files), freshnessOf(r), undefined, r.truncated, r.answeredBy);
     }
     case "ws.grep": {
       if (!ws) throw new Error("ws.grep without a Workspace");
@@ -250,12 +261,18 @@ async function answer(kind: Kind, target: Target, literal: string, query: string
         output_mode: "files_with_matches",
         head_limit: 0,
       });
-      return got(sorted(r.files), freshnessOf(r), undefined, r.truncated);
+      return got(sorted(r.files), freshnessOf(r), undefined, r.truncated, r.answeredBy);
     }
     case "ws.find": {
       if (!ws) throw new Error("ws.find without a Workspace");
       const r = await ws.find({ query, limit: WS_FIND_LIMIT });
-      return got([`total ${r.total}`, ...r.matches.map(fuzzyRow)], freshnessOf(r), undefined);
+      return got(
+        [`total ${r.total}`, ...r.matches.map(fuzzyRow)],
+        freshnessOf(r),
+        undefined,
+        false,
+        r.answeredBy,
+      );
     }
   }
 }
@@ -306,9 +323,14 @@ class Oracle {
       case "glob:any": {
         const listing = await this.#walk(false);
         const any = kind === "glob:any";
+        // `*` matches no leading dot (glob without `hidden`), so `**/*` leaves out a hidden
+        // entry even where a negation (`!.env`) puts it in the listing.
         return sorted(
           listing.entries
-            .filter((e) => (any || e.type === "file") && !NODE_MODULES.test(e.path))
+            .filter(
+              (e) =>
+                (any || e.type === "file") && !NODE_MODULES.test(e.path) && !HIDDEN.test(e.path),
+            )
             .map((e) => e.path),
         );
       }
@@ -452,6 +474,8 @@ export interface ScenarioReport {
   readonly rgExamples: readonly string[];
   /** `unwatched` reasons seen (temporary paths shortened), with counts. */
   readonly unwatched: Readonly<Record<string, number>>;
+  /** Answers of a Workspace asked to run in the daemon, and how many the daemon gave. */
+  readonly viaDaemon: { readonly answers: number; readonly byDaemon: number };
   readonly notes: readonly string[];
   readonly elapsedMs: number;
 }
@@ -479,6 +503,11 @@ class Tally {
   rgDisagreements = 0;
   readonly rgExamples: string[] = [];
   readonly unwatched: Record<string, number> = {};
+  readonly viaDaemon = { answers: 0, byDaemon: 0 };
+  /** The first answers a Workspace asked to run in the daemon gave in this process. */
+  readonly notByDaemon: string[] = [];
+  /** The daemons that answered. */
+  readonly daemonPids = new Set<number>();
   readonly notes: string[] = [];
 
   constructor(name: string, base: string) {
@@ -518,6 +547,7 @@ class Tally {
       rgDisagreements: this.rgDisagreements,
       rgExamples: this.rgExamples,
       unwatched: this.unwatched,
+      viaDaemon: { ...this.viaDaemon },
       notes: this.notes,
       elapsedMs: performance.now() - this.#started,
     };
@@ -602,6 +632,17 @@ async function round(
     }
     if (first && options.afterChange) bump(tally.firstAfterChange, got.freshness);
     first = false;
+    if (got.target.viaDaemon && got.answeredBy) {
+      tally.viaDaemon.answers++;
+      if (got.answeredBy.daemon) {
+        tally.viaDaemon.byDaemon++;
+        tally.daemonPids.add(got.answeredBy.pid);
+      } else if (tally.notByDaemon.length < 20) {
+        tally.notByDaemon.push(
+          `round ${tally.rounds}, after ${tally.shorten(options.after)}: ${got.kind} answered in this process (${got.answeredBy.pid})`,
+        );
+      }
+    }
     if (got.cut) {
       tally.notCompared++;
       continue;
@@ -1270,6 +1311,12 @@ export interface ChurnOptions {
   readonly subRoot?: boolean;
   /** Before the first query (the budget scenarios lower the watch budget here). */
   readonly setup?: (root: string) => void | Promise<void>;
+  /**
+   * The Workspace runs its tools in a real daemon (`daemon: "auto"`), started by its first call
+   * with this process's environment, in a runtime and cache directory of the scenario's own;
+   * killed at the end. @default false
+   */
+  readonly daemon?: boolean;
 }
 
 export async function randomChurn(options: ChurnOptions): Promise<ScenarioReport> {
@@ -1289,15 +1336,19 @@ export async function randomChurn(options: ChurnOptions): Promise<ScenarioReport
     await git(repo, ["add", "-A"]);
     await git(repo, [...COMMIT, "-m", "start"]);
     const churn = new Churn(repo.dir, isolatedGitEnv(repo.home));
+    // Set before the Workspace's first call starts the daemon, which inherits this environment,
+    // the home above included (so that git's global excludes are the same file for both).
+    const daemonDirs = options.daemon ? useDaemonDirs() : undefined;
+    const ws = new Workspace({ roots: [repo.dir], daemon: options.daemon ? "auto" : "off" });
     try {
       await options.setup?.(repo.dir);
       const rand = seededRandom(options.seed);
-      const ws = new Workspace({ roots: [repo.dir] });
       const main: Target = {
         root: repo.dir,
         label: "the root",
         kinds: ["glob", "glob:any", "grep", "fuzzy", "ws.glob", "ws.grep", "ws.find"],
         ws,
+        viaDaemon: options.daemon,
       };
       const sub: Target = { root: join(repo.dir, "pkg"), label: "pkg/", kinds: ["glob", "grep"] };
       const targets = options.subRoot === false ? [main] : [main, sub];
@@ -1347,9 +1398,30 @@ export async function randomChurn(options: ChurnOptions): Promise<ScenarioReport
       tally.notes.push(
         `tree at the end: ${tree.files.length} files, ${tree.dirs.length} directories, ${tree.links.length} links, ${tree.repos.length - 1} nested repositories (on disk, ignored and hidden included)`,
       );
+      if (options.daemon) {
+        const { answers, byDaemon } = tally.viaDaemon;
+        tally.notes.push(
+          `Workspace answers by the daemon: ${count(byDaemon)} of ${count(answers)} (daemon processes: ${tally.daemonPids.size})`,
+        );
+        if (byDaemon < answers) {
+          tally.notes.push(
+            `**Workspace answers not by the daemon: ${count(answers - byDaemon)}**, the first: ${tally.notByDaemon.join("; ")}`,
+          );
+        }
+      }
       return tally.report();
     } finally {
       await churn.close();
+      ws.close();
+      for (const pid of tally.daemonPids) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // Gone already.
+        }
+      }
+      // Any other (a daemon started and never heard from) goes with the directories.
+      daemonDirs?.release();
       process.env.HOME = saved.HOME;
       if (saved.XDG === undefined) delete process.env.XDG_CONFIG_HOME;
       else process.env.XDG_CONFIG_HOME = saved.XDG;
@@ -1969,6 +2041,21 @@ export async function run(): Promise<string> {
       concurrentShare: 0.25,
     }),
   );
+  reports.push(
+    await randomChurn({
+      name: "churn, the Workspace through the daemon",
+      steps: 600,
+      seed: 14,
+      dirs: 40,
+      filesPerDir: 5,
+      maxFiles: 1500,
+      maxDirs: 400,
+      workspaceEvery: 1,
+      rgEvery: 4,
+      concurrentShare: 0.25,
+      daemon: true,
+    }),
+  );
   reports.push(await checkoutSwitch({ files: 20_000, roundTrips: 3 }));
   reports.push(await blockedBurst({ files: 50_000, blockMs: 2000, bursts: 4 }));
   reports.push(await deleteRecreate({ repetitions: 70, rootEvery: 10 }));
@@ -1984,7 +2071,7 @@ export async function run(): Promise<string> {
       "The kernel's own limit was not lowered: that needs root and a writable /proc/sys/fs/inotify/max_user_watches.";
   }
   const parts = [
-    "Another process (test/fixtures/reliability/churn.mjs) makes each change; once it says the change is done, glob (`**/*`, files and any type), grep (a literal, files_with_matches) and fuzzyFind are asked with `cache: true, watch: true`, and through a Workspace (every few rounds), at the root and, in the churn, at `pkg/` (whose rules come partly from above it); rounds are in a random order, some concurrent. Each answer is then compared with a fresh walk made after every answer was in (forceRescan with the same policy; grep: every candidate read; fuzzyFind: the same query with no cache): any difference is a stale answer.",
+    "Another process (test/fixtures/reliability/churn.mjs) makes each change; once it says the change is done, glob (`**/*`, files and any type), grep (a literal, files_with_matches) and fuzzyFind are asked with `cache: true, watch: true`, and through a Workspace (every few rounds), at the root and, in the churn, at `pkg/` (whose rules come partly from above it); rounds are in a random order, some concurrent. In the second churn the Workspace runs its tools in a real daemon (`daemon: 'auto'`, started by its first call), asked every round. Each answer is then compared with a fresh walk made after every answer was in (forceRescan with the same policy; grep: every candidate read; fuzzyFind: the same query with no cache): any difference is a stale answer.",
     "",
     table(reports),
     "",

@@ -18,6 +18,7 @@ const SUITES = [
   "load",
   "mcp-flood",
   "freshness",
+  "daemon-kill",
 ];
 
 const { positionals } = parseArgs({ allowPositionals: true });
