@@ -141,7 +141,9 @@ export function checkedBody(file: Buffer): Buffer {
   const end = file.length - TRAILER_BYTES;
   const length = file.readUInt32LE(end) + file.readUInt32LE(end + 4) * 2 ** 32;
   if (length !== end) {
-    throw new SnapshotRejected(`it was cut short or extended (${end} bytes, ${length} written)`);
+    throw new SnapshotRejected(
+      "it was cut short or extended: its length is not the one its end gives",
+    );
   }
   if (crc32(file.subarray(0, end)) >>> 0 !== file.readUInt32LE(end + 8)) {
     throw new SnapshotRejected("its checksum does not match its bytes");
@@ -169,7 +171,7 @@ class SnapshotReader {
     const length = trailer.readUInt32LE(0) + trailer.readUInt32LE(4) * 2 ** 32;
     if (length !== this.end) {
       throw new SnapshotRejected(
-        `it was cut short or extended (${this.end} bytes, ${length} written)`,
+        "it was cut short or extended: its length is not the one its end gives",
       );
     }
     this.#expected = trailer.readUInt32LE(8);
