@@ -5,7 +5,7 @@
  * once); then the memory of every process (resident now and at its peak, from /proc), the
  * inotify watches they hold, and the latency of a warm grep.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import {
   mkdirSync,
   mkdtempSync,
@@ -206,7 +206,7 @@ export async function benchDaemon(options: DaemonBenchOptions): Promise<SuiteRes
     const shared = await oneWay(root, env, true, options.quick);
     return report([alone, shared]);
   } finally {
-    spawn("pkill", ["-KILL", "-f", `daemon run --socket ${scratch}/`], { stdio: "ignore" });
+    spawnSync("pkill", ["-KILL", "-f", `daemon run --socket ${scratch}/`], { stdio: "ignore" });
     rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -31,6 +31,15 @@ const pending = new WeakSet<object>();
  * walk; its index then starts without waiting for a second search. Resolves with whether it did.
  */
 export async function indexWhenLive(root: string, policy: ScanPolicy): Promise<boolean> {
+  try {
+    return await startWhenLive(root, policy);
+  } catch {
+    // Work for later searches: a root gone since (or any failure) only leaves it for them.
+    return false;
+  }
+}
+
+async function startWhenLive(root: string, policy: ScanPolicy): Promise<boolean> {
   const tree = liveTrees.treeOf(root, policy);
   if (!tree || pending.has(tree)) return false;
   pending.add(tree);
