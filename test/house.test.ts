@@ -33,7 +33,7 @@ const KNOWN_LONG_FUNCTIONS: readonly string[] = [];
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   cli: ["mcp", "daemon", "client", "search", "scan", "io", "errors", "version"],
   mcp: ["index", "tools", "errors", "version"],
-  daemon: ["index", "content", "live", "client", "io", "errors", "version"],
+  daemon: ["index", "content", "live", "scan", "client", "io", "errors", "version"],
   index: ["tools", "client", "search", "content", "live", "scan", "state", "io", "errors"],
   tools: ["client", "search", "scan", "state", "io", "errors"],
   search: ["content", "live", "scan", "io", "errors"],

@@ -46,10 +46,12 @@ export function daemonWanted(noDaemonFlag: boolean): boolean {
 export async function searchBackend(useDaemon: boolean): Promise<SearchBackend> {
   if (!useDaemon) return inProcess;
   try {
-    return viaDaemon(await DaemonClient.connect());
+    // With no daemon running, this call walks here as it would without one (a daemon started
+    // now would walk too, and first start) and leaves one starting for the calls after it.
+    return viaDaemon(await DaemonClient.connect({ start: "later" }));
   } catch (error) {
     if (!(error instanceof DaemonUnavailable)) throw error;
-    warn(error);
+    if (!error.starting) warn(error);
     return inProcess;
   }
 }
@@ -99,6 +101,12 @@ const inProcess: SearchBackend = {
   close() {},
 };
 
+function isCold(answer: unknown): answer is { cold: true } {
+  return (
+    typeof answer === "object" && answer !== null && (answer as { cold?: unknown }).cold === true
+  );
+}
+
 /** Options as they cross to the daemon: functions stay here, the path is made absolute. */
 function portable<T extends { path?: string | undefined }>(options: T): T {
   const {
@@ -113,15 +121,23 @@ function portable<T extends { path?: string | undefined }>(options: T): T {
 }
 
 function viaDaemon(client: DaemonClient): SearchBackend {
-  /** Asks the daemon; does the work here when the daemon cannot answer. */
+  /**
+   * Asks the daemon; does the work here when the daemon cannot answer, or does not keep the
+   * tree live yet (it then makes it so for the next calls: `daemon/methods` `coldFor`).
+   */
   const ask = async <T>(
     method: string,
-    params: unknown,
+    params: Record<string, unknown>,
     progress: ((progress: SearchProgress) => void) | undefined,
     here: () => Promise<T>,
   ): Promise<T> => {
     try {
-      return await client.request<T>(method, params, { onProgress: progress as never });
+      const answer = await client.request<T | { cold: true }>(
+        method,
+        { ...params, ifWarm: true },
+        { onProgress: progress as never },
+      );
+      return isCold(answer) ? here() : answer;
     } catch (error) {
       if (!(error instanceof DaemonUnavailable)) throw error;
       warn(error);

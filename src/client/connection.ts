@@ -30,17 +30,25 @@ import {
 
 /** The daemon cannot answer this call: the caller does the work in its own process. */
 export class DaemonUnavailable extends Error {
-  constructor(why: string) {
+  /** A daemon was started in the background for the calls after this one (`start: "later"`). */
+  readonly starting: boolean;
+
+  constructor(why: string, starting = false) {
     super(why);
     this.name = "DaemonUnavailable";
+    this.starting = starting;
   }
 }
 
 export interface ConnectOptions {
   /** @default `socketPath()` for this environment */
   readonly socket?: string | undefined;
-  /** Start a daemon when none answers. @default true */
-  readonly start?: boolean | undefined;
+  /**
+   * Start a daemon when none answers: and wait for it (`true`), or leave it starting for the
+   * calls after this one, which this one does not wait for (`"later"`: a one-shot command, for
+   * which a daemon with nothing kept yet is no faster than its own walk). @default true
+   */
+  readonly start?: boolean | "later" | undefined;
   /** A guard session to join. */
   readonly session?: string | undefined;
 }
@@ -98,6 +106,9 @@ export class DaemonClient {
       if (!started && attempt.kind === "absent") {
         await startDaemon(path);
         started = true;
+      }
+      if (options.start === "later") {
+        throw new DaemonUnavailable("a daemon is starting for the next calls", true);
       }
       await new Promise((resolve) => setTimeout(resolve, started ? 20 : 50));
     }

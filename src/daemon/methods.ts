@@ -6,6 +6,8 @@
  * checks any caller's. Depends on the library (`index`), `live/registry` (what is watched) and
  * `daemon/protocol`.
  */
+
+import { indexWhenLive } from "../content/reopen.js";
 import {
   type CallOptions,
   contentIndexPolicy,
@@ -25,6 +27,7 @@ import {
   type ToolMethod,
 } from "../index.js";
 import { type LiveTreeInfo, liveTrees } from "../live/registry.js";
+import { resolveScanRoot } from "../scan/walk.js";
 import type { SessionInfo, SessionOptions, Sessions } from "./sessions.js";
 
 /** The daemon as its methods see it. */
@@ -106,32 +109,79 @@ function live<T extends GrepOptions | GlobOptions | FuzzyFindOptions>(
   } as T;
 }
 
+/** What the daemon answers a one-shot client for a tree it does not keep live yet. */
+export interface Cold {
+  readonly cold: true;
+}
+
+/**
+ * For a client that asks (`ifWarm`: the CLI, which would walk as fast as the daemon's first
+ * walk, and read as fast as its first grep): `Cold` when the tree under `options.path` is not
+ * live yet (nor, for a cheap search, has a saved listing), and the tree is then made live, its
+ * index started, for the calls after it. Undefined: the daemon answers.
+ */
+function coldFor(params: Record<string, unknown>, cheap: boolean): Cold | undefined {
+  if (params.ifWarm !== true) return undefined;
+  const options = record(params.options ?? {}, "options");
+  if (typeof options.path !== "string") return undefined;
+  let root: string;
+  try {
+    root = resolveScanRoot(options.path);
+  } catch {
+    // Not a directory, or gone: the search says so itself.
+    return undefined;
+  }
+  const kept = liveTrees.describe().filter((tree) => tree.root === root);
+  if (kept.some((tree) => tree.status === "live")) return undefined;
+  if (cheap && liveTrees.hasSavedListing(root)) return undefined;
+  const policy = {
+    includeHidden: options.hidden === true,
+    useGitignore: options.gitignore !== false,
+  };
+  void liveTrees
+    .query(root, policy)
+    .then(() => indexWhenLive(root, policy))
+    .catch(() => undefined);
+  return { cold: true };
+}
+
 export const METHODS: Readonly<Record<string, Method>> = {
   async grep(params, context) {
-    const { patterns, options } = record(params, "grep");
+    const given = record(params, "grep");
+    const { patterns, options } = given;
     const list = typeof patterns === "string" ? patterns : (patterns as string[]);
     if (!Array.isArray(list) && typeof list !== "string") {
       throw invalid("patterns must be a string or a list of them.");
     }
-    return grep(list, live<GrepOptions>(options, context));
+    return coldFor(given, false) ?? grep(list, live<GrepOptions>(options, context));
   },
 
   async grepFiles(params, context) {
-    return grepFiles(live<GrepOptions>(record(params, "grepFiles").options, context));
+    const given = record(params, "grepFiles");
+    return coldFor(given, true) ?? grepFiles(live<GrepOptions>(given.options, context));
   },
 
   async glob(params, context) {
-    const { pattern, options } = record(params, "glob");
-    return glob(text(pattern, "pattern"), live<GlobOptions>(options, context));
+    const given = record(params, "glob");
+    const { pattern, options } = given;
+    return (
+      coldFor(given, true) ?? glob(text(pattern, "pattern"), live<GlobOptions>(options, context))
+    );
   },
 
   async fuzzyFind(params, context) {
-    const { query, options } = record(params, "fuzzyFind");
-    return fuzzyFind(text(query, "query"), live<FuzzyFindOptions>(options, context));
+    const given = record(params, "fuzzyFind");
+    const { query, options } = given;
+    return (
+      coldFor(given, true) ??
+      fuzzyFind(text(query, "query"), live<FuzzyFindOptions>(options, context))
+    );
   },
 
   /** `freshfs files`: every file of the listing, as the walk lists them (node_modules too). */
   async files(params, context) {
+    const cold = coldFor(record(params, "files"), true);
+    if (cold) return cold;
     const { options } = record(params, "files");
     const found = await glob("**", {
       ...live<GlobOptions>(options, context),

@@ -200,6 +200,12 @@ export class LiveTrees {
     this.#saved.set(keyOf(root, { includeHidden, useGitignore }), saved);
   }
 
+  /** Whether a saved listing of `root` (any policy) waits for its tree's first calls. */
+  hasSavedListing(root: string): boolean {
+    for (const saved of this.#saved.values()) if (saved.data.root === root) return true;
+    return false;
+  }
+
   /** The saved listing's answer, while the tree's first walk is under way (which it starts). */
   #fromSaved(key: string, tree: LiveTree, wanted: boolean): ScanResult | undefined {
     const saved = this.#saved.get(key);
