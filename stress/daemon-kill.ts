@@ -885,12 +885,19 @@ async function cutIn(
     killDaemonsIn(dirs.runtime);
     await noDaemonIn(dirs.runtime);
   };
-  /** A daemon for the tree: a grep starts it, and it walks, indexes and saves (or loads). */
+  /**
+   * A daemon for the tree: started, then asked until it keeps the tree (a command answers a
+   * tree the daemon does not keep live yet itself), and it walks, indexes and saves (or loads).
+   */
   const ask = async () => {
-    const ran = await freshfs(["grep", "-c", "rewritten"], root);
-    if (ran.status !== 0 && ran.status !== 1) {
-      throw new Error(`grep exited ${ran.status}: ${ran.stderr}`);
-    }
+    await freshfs(["daemon", "start"], root);
+    await until("the daemon to keep the tree", async () => {
+      const ran = await freshfs(["grep", "-c", "rewritten"], root);
+      if (ran.status !== 0 && ran.status !== 1) {
+        throw new Error(`grep exited ${ran.status}: ${ran.stderr}`);
+      }
+      return (await statusOf())?.roots.some((kept) => kept.root === root) === true;
+    });
   };
 
   /**

@@ -103,7 +103,8 @@ export class DaemonClient {
           `no daemon answered within ${START_TIMEOUT_MS} ms (${attempt.why})`,
         );
       }
-      if (!started && attempt.kind === "absent") {
+      // Later: the new daemon waits for the old one's lock (`daemon/server`), not this call.
+      if (!started && (attempt.kind === "absent" || options.start === "later")) {
         await startDaemon(path);
         started = true;
       }

@@ -124,6 +124,40 @@ describe("the CLI through the daemon", () => {
   });
 });
 
+describe("a command and a daemon that keeps nothing yet", () => {
+  it("with no daemon, answers itself (no warning) and leaves one starting; a tree the daemon does not keep live is answered here, and made live for the next", async () => {
+    const root = await tempTree(TREE);
+    spawnSync("git", ["init", "-q", root]);
+    const runtime = runtimeDir();
+    const env = envFor(runtime);
+    const want = freshfs(["grep", "-n", "retries", "--no-daemon"], root, env);
+    const first = freshfs(["grep", "-n", "retries"], root, env);
+    expect(first).toMatchObject({ stdout: want.stdout, stderr: "", status: 0 });
+    await until(() => daemonPid(runtime) !== undefined, "the daemon it left starting");
+    const requests = () =>
+      (
+        JSON.parse(freshfs(["daemon", "status", "--json"], root, env).stdout) as {
+          requests: number;
+        }
+      ).requests;
+    // The daemon keeps no tree: this one is answered here, and the daemon makes it live.
+    const before = requests();
+    expect(freshfs(["grep", "-n", "retries"], root, env)).toMatchObject({
+      stdout: want.stdout,
+      stderr: "",
+    });
+    await until(() => liveIn(runtime, root), "the tree made live");
+    // From now on the daemon answers (its count of requests grows by the call and the status).
+    const after = requests();
+    expect(after).toBeGreaterThan(before);
+    expect(freshfs(["grep", "-n", "retries"], root, env)).toMatchObject({
+      stdout: want.stdout,
+      stderr: "",
+    });
+    expect(requests()).toBe(after + 2);
+  });
+});
+
 describe("when the daemon cannot answer", () => {
   let root: string;
   beforeAll(async () => {
@@ -135,8 +169,13 @@ describe("when the daemon cannot answer", () => {
   it("a daemon killed mid-call: the client answers in its own process, with a warning", async () => {
     const runtime = runtimeDir();
     const env = envFor(runtime);
-    freshfs(["grep", "-c", "alpha"], root, env);
+    freshfs(["daemon", "start"], root, env);
     const pid = daemonPid(runtime) as number;
+    // Until the daemon keeps the tree live: a command answers a tree it does not keep itself.
+    await until(() => {
+      freshfs(["grep", "-c", "alpha"], root, env);
+      return liveIn(runtime, root);
+    }, "the daemon to keep the tree live");
     const hostile = ["grep", "-c", "-P", "--timeout", "3000", "(?=(x+x+)+y)"];
     const args = [BIN, ...hostile];
     const child = spawn(process.execPath, args, { cwd: root, env });
@@ -150,15 +189,18 @@ describe("when the daemon cannot answer", () => {
     expect(run.stdout).toBe(alone.stdout);
     expect(run.stderr).toContain("searching in this process, without the daemon");
     expect(run.stderr).toContain("stopped at its timeout");
-    // The next call starts a new daemon.
-    expect(freshfs(["grep", "-c", "alpha"], root, env).stdout).toBe("a.txt:1\n");
-    expect(daemonPid(runtime)).not.toBe(pid);
+    // The next call answers itself and starts a new daemon, for the calls after it.
+    expect(freshfs(["grep", "-c", "alpha"], root, env)).toMatchObject({
+      stdout: "a.txt:1\n",
+      stderr: "",
+    });
+    await until(() => (daemonPid(runtime) ?? pid) !== pid, "a new daemon");
   }, 90_000);
 
   it("a stopped (hung) daemon: the client gives up within the connect bound", async () => {
     const runtime = runtimeDir();
     const env = envFor(runtime);
-    freshfs(["grep", "-c", "alpha"], root, env);
+    freshfs(["daemon", "start"], root, env);
     const pid = daemonPid(runtime) as number;
     process.kill(pid, "SIGSTOP");
     try {
@@ -222,7 +264,7 @@ describe("the daemon's own life", () => {
   it("steps aside for a client of another build", async () => {
     const runtime = runtimeDir();
     const env = envFor(runtime);
-    freshfs(["grep", "-c", "alpha"], root, env);
+    freshfs(["daemon", "start"], root, env);
     const old = daemonPid(runtime) as number;
     // Another build: a copy of the package whose stamp differs.
     const copy = mkdtempSync(join(tmpdir(), "freshfs-other-build-"));
@@ -240,8 +282,10 @@ describe("the daemon's own life", () => {
       expect(run.stdout).toBe("a.txt:1\n");
       expect(run.stderr).toBe("");
       await until(() => !alive(old), "the old daemon to exit");
-      const status = freshfs(["daemon", "status", "--json"], root, env, other);
-      expect(JSON.parse(status.stdout).build).toBe("another");
+      // The call answered itself and left its own build's daemon starting.
+      const status = () => freshfs(["daemon", "status", "--json"], root, env, other);
+      await until(() => status().status === 0, "the other build's daemon");
+      expect(JSON.parse(status().stdout).build).toBe("another");
     } finally {
       stopDaemons(runtime);
       rmSync(copy, { recursive: true, force: true });
@@ -251,7 +295,7 @@ describe("the daemon's own life", () => {
   it.skipIf(!canRunAsNobody)("refuses another user: its socket cannot be reached", () => {
     const runtime = runtimeDir();
     const env = envFor(runtime);
-    freshfs(["grep", "-c", "alpha"], root, env);
+    freshfs(["daemon", "start"], root, env);
     const socket = readdirSync(runtime).find((name) => name.endsWith(".sock")) as string;
     expect(existsSync(join(runtime, socket))).toBe(true);
     const script = `const s = require("node:net").connect(${JSON.stringify(join(runtime, socket))});
@@ -265,6 +309,14 @@ s.on("error", (e) => { console.log(e.code); process.exit(0); });`;
     expect(run.stdout.trim()).toBe("EACCES");
   });
 });
+
+/** Whether the daemon of `runtime` keeps a live tree of `root`. */
+function liveIn(runtime: string, root: string): boolean {
+  const run = freshfs(["daemon", "status", "--json"], REPO, envFor(runtime));
+  if (run.status !== 0) return false;
+  const roots = (JSON.parse(run.stdout) as { roots: { root: string; status: string }[] }).roots;
+  return roots.some((tree) => tree.root === root && tree.status === "live");
+}
 
 /** A child's output and status, once it exits. */
 function collect(child: ChildProcess): Promise<Run> {
