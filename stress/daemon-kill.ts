@@ -290,19 +290,24 @@ function fileText(path: string, token: boolean): string {
 /** The Workspace's file: a head, its edits (`edit <n>`, one a line), `END`. */
 const ownedText = (i: number) => `owned ${i}\nEND\n`;
 
-export async function killDuringCalls(options: KillOptions): Promise<KillReport> {
-  const rand = seededRandom(options.seed);
-  const base = await realpath(await mkdtemp(join(tmpdir(), "freshfs-kill-")));
-  const root = join(base, "tree");
+/**
+ * Runs `body` in a temp directory of its own, with a home of its own (no git configuration of
+ * the user's: the daemon, the CLI's own walk and rg see one set of rules) and daemon directories
+ * of its own; puts everything back after.
+ */
+async function isolated<T>(
+  prefix: string,
+  body: (base: string, dirs: DaemonDirs) => Promise<T>,
+): Promise<T> {
+  const base = await realpath(await mkdtemp(join(tmpdir(), prefix)));
   const home = join(base, "home");
   mkdirSync(home);
   const saved = { HOME: process.env.HOME, XDG: process.env.XDG_CONFIG_HOME };
-  // No git configuration of the user's: the daemon, the CLI's own walk and rg see one set of rules.
   process.env.HOME = home;
   process.env.XDG_CONFIG_HOME = join(home, ".config");
   const dirs = useDaemonDirs();
   try {
-    return await killIn(root, dirs, options, rand);
+    return await body(base, dirs);
   } finally {
     dirs.release();
     process.env.HOME = saved.HOME;
@@ -310,6 +315,11 @@ export async function killDuringCalls(options: KillOptions): Promise<KillReport>
     else process.env.XDG_CONFIG_HOME = saved.XDG;
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+export function killDuringCalls(options: KillOptions): Promise<KillReport> {
+  const rand = seededRandom(options.seed);
+  return isolated("freshfs-kill-", (base, dirs) => killIn(join(base, "tree"), dirs, options, rand));
 }
 
 async function killIn(
@@ -783,27 +793,17 @@ function timeout(ms: number): Promise<undefined> {
   return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }
 
-export async function cutSnapshot(options: CutOptions): Promise<CutReport> {
-  const base = await realpath(await mkdtemp(join(tmpdir(), "freshfs-cut-")));
-  const home = join(base, "home");
-  mkdirSync(home);
-  const saved = { HOME: process.env.HOME, XDG: process.env.XDG_CONFIG_HOME };
-  process.env.HOME = home;
-  process.env.XDG_CONFIG_HOME = join(home, ".config");
-  const dirs = useDaemonDirs();
-  const snapshots = join(dirs.cache, "snapshots");
-  mkdirSync(snapshots, { mode: 0o700 });
-  const watcher = new SnapshotWatch(snapshots, dirs.runtime);
-  try {
-    return await cutIn(join(base, "tree"), dirs, watcher, options);
-  } finally {
-    watcher.close();
-    dirs.release();
-    process.env.HOME = saved.HOME;
-    if (saved.XDG === undefined) delete process.env.XDG_CONFIG_HOME;
-    else process.env.XDG_CONFIG_HOME = saved.XDG;
-    rmSync(base, { recursive: true, force: true });
-  }
+export function cutSnapshot(options: CutOptions): Promise<CutReport> {
+  return isolated("freshfs-cut-", async (base, dirs) => {
+    const snapshots = join(dirs.cache, "snapshots");
+    mkdirSync(snapshots, { mode: 0o700 });
+    const watcher = new SnapshotWatch(snapshots, dirs.runtime);
+    try {
+      return await cutIn(join(base, "tree"), dirs, watcher, options);
+    } finally {
+      watcher.close();
+    }
+  });
 }
 
 async function cutIn(
