@@ -846,6 +846,52 @@ async function untilLive(
   };
 }
 
+const BESIDE = fileURLToPath(new URL("./lib/beside.mjs", import.meta.url));
+
+/** The CLI via daemon and rg (if any), timed from `lib/beside.mjs`; the daemon's last answer. */
+function besideDaemon(
+  root: string,
+  setup: RowSetup,
+  daemonArgs: readonly string[],
+  rgArgv: readonly string[],
+): { timing: Record<string, Timing>; daemon: ProcessRun } {
+  const commands: Record<string, object> = {
+    daemon: { file: process.execPath, args: daemonArgs, cwd: root, env: setup.daemon },
+  };
+  if (setup.rg)
+    commands.rgBesideDaemon = { file: setup.rg, args: rgArgv, cwd: root, env: NO_DAEMON };
+  const request = JSON.stringify({ runs: setup.runs, warmup: 1, commands });
+  const ran = spawnSync(process.execPath, [BESIDE, request], {
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
+  if (ran.status !== 0) throw new Error(`bench/lib/beside.mjs failed: ${ran.stderr}`);
+  const out = JSON.parse(ran.stdout) as {
+    microseconds: Record<string, number[]>;
+    last: Record<string, { status: number; stdout: string; stderr: string }>;
+  };
+  const timing: Record<string, Timing> = {};
+  for (const [name, values] of Object.entries(out.microseconds)) {
+    const sorted = [...values].sort((a, b) => a - b);
+    timing[name] = {
+      median: sorted[Math.floor(sorted.length / 2)] as number,
+      min: sorted[0] as number,
+      max: sorted[sorted.length - 1] as number,
+      runs: sorted.length,
+    };
+  }
+  const last = out.last.daemon as { status: number; stdout: string; stderr: string };
+  return {
+    timing,
+    daemon: {
+      status: last.status,
+      stdout: Buffer.from(last.stdout, "base64"),
+      stderr: last.stderr,
+      peakKb: undefined,
+    },
+  };
+}
+
 /** Whether freshfs accepts the pattern: compiled before any file is read, so a file will do. */
 async function rejection(pattern: string, row: Row): Promise<string | undefined> {
   try {
@@ -904,25 +950,25 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
       last.warm = await lib.grep(ours, { ...setup.warm, ...flagged });
     };
   }
-  // The CLI via daemon beside rg alone, after the others: this process's own cold and warm
-  // searches (its threads, its heap's collection) would otherwise run beside the daemon's, as
-  // they never do on a machine where a daemon serves an agent.
-  const besideDaemon: Record<string, () => Promise<unknown>> = {};
-  if (ours !== undefined) {
-    if (ops.rg) besideDaemon.rgBesideDaemon = ops.rg;
-    besideDaemon.daemon = async () => {
-      const args = cliArgs(ours, row);
-      last.daemon = await runProcess(process.execPath, args, root, setup.rssFile, setup.daemon);
-      if (last.daemon.peakKb !== undefined) peaks.daemon.push(last.daemon.peakKb);
-    };
-  }
   let timing: Record<string, Timing>;
   try {
     timing = await sample(ops, { runs: setup.runs, iterations: 1, warmup: 1 });
     if (ours !== undefined) {
+      // The CLI via daemon beside rg alone, after the others (this process's own searches
+      // would otherwise run beside the daemon's), each started by a small process
+      // (`lib/beside.mjs`): a command of 100 ms cannot hide the fork of this one.
       await sleep(500);
-      const beside = await sample(besideDaemon, { runs: setup.runs, iterations: 1, warmup: 1 });
-      timing = { ...timing, ...beside };
+      const beside = besideDaemon(root, setup, cliArgs(ours, row), rgArgs(row.pattern, row));
+      timing = { ...timing, ...beside.timing };
+      last.daemon = beside.daemon;
+      const rss = await runProcess(
+        process.execPath,
+        cliArgs(ours, row),
+        root,
+        setup.rssFile,
+        setup.daemon,
+      );
+      if (rss.peakKb !== undefined) peaks.daemon.push(rss.peakKb);
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -1002,7 +1048,10 @@ searching in its own process (\`FRESHFS_DAEMON=0\`); **CLI via daemon** is the s
 by a daemon of the benchmark's own (\`freshfs daemon\`, docs/daemon.md), called until its tree is live
 and its content index as complete as the library's before it is timed, then timed beside rg
 alone, interleaved run by run, after the other ways (the benchmark's own in-process searches
-would run beside the daemon's otherwise), the client's peak RSS measured the same way;
+would run beside the daemon's otherwise), both started by a small process of their own
+(\`bench/lib/beside.mjs\`: each process the benchmark's own starts costs a fork of its several
+hundred MB, tens of ms that a 100 ms command cannot hide), the client's peak RSS from one more
+run under GNU time;
 **library cold** is \`grep()\` in the benchmark's process with \`cache: false\` (the listing walked
 every call, as the first grep of a tree in a long-lived process); **library warm** is \`grep()\`
 with \`cache: true, watch: true\`, the live tree, warmed up before it is timed (and the content
