@@ -190,7 +190,8 @@ class SnapshotReader {
       done += n;
     }
     this.at += bytes;
-    this.#crc = crc32(out, this.#crc);
+    // As when written (`writeSnapshot`): an empty array would reset Node's crc32.
+    if (bytes > 0) this.#crc = crc32(out, this.#crc);
     return out;
   }
 
