@@ -764,7 +764,7 @@ async function measure(
   let restart: RestartResult | undefined;
   if (rg.command) {
     progress("the daemon restarted with its snapshot…");
-    restart = await measureRestart(root, daemon, options.quick ? 1 : 3);
+    restart = measureRestart(root, daemon, options.quick ? 1 : 3);
     progress(`restarts: ${JSON.stringify(restart)}`);
   }
   // After the warm runs: what the index holds, then what one changed file costs.
