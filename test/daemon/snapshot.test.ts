@@ -86,9 +86,16 @@ function expectAsRg(root: string, env: NodeJS.ProcessEnv): void {
 
 /** Starts a daemon, builds the tree's index through two greps, waits for its snapshot, stops. */
 async function saveSnapshot(root: string, env: NodeJS.ProcessEnv): Promise<string> {
-  freshfs(["grep", "-c", "common"], root, env);
-  freshfs(["grep", "-c", "common"], root, env);
-  await until(() => snapshotOf(env, root)?.current === true, "a current snapshot", 30_000);
+  // A command answers itself a tree the daemon does not keep yet, and has it kept after it.
+  freshfs(["daemon", "start"], root, env);
+  await until(
+    () => {
+      freshfs(["grep", "-c", "common"], root, env);
+      return snapshotOf(env, root)?.current === true;
+    },
+    "a current snapshot",
+    30_000,
+  );
   expect(freshfs(["daemon", "stop"], root, env).status).toBe(0);
   await until(() => status(env, root) === undefined, "the daemon to stop");
   const dir = join(env.FRESHFS_CACHE_DIR as string, "snapshots");
@@ -96,6 +103,23 @@ async function saveSnapshot(root: string, env: NodeJS.ProcessEnv): Promise<strin
   expect(readdirSync(dir).filter((name) => name.endsWith(".listing"))).toHaveLength(1);
   expect(files).toHaveLength(1);
   return join(dir, files[0] as string);
+}
+
+/**
+ * Starts the daemon (which keeps the trees of its snapshots again), then asks until `root`'s
+ * snapshot is loaded or discarded: a snapshot of another tree, or none, under `root`'s name
+ * brings `root` back only with a search of it.
+ */
+async function restart(root: string, env: NodeJS.ProcessEnv, ask = false): Promise<void> {
+  expect(freshfs(["daemon", "start"], root, env).status).toBe(0);
+  await until(
+    () => {
+      if (ask) freshfs(["grep", "-c", "common"], root, env);
+      return snapshotOf(env, root)?.restore === "done";
+    },
+    "the snapshot's load",
+    20_000,
+  );
 }
 
 /** One test's daemon: a runtime directory and a cache directory of its own. */
@@ -142,6 +166,7 @@ describe("a daemon restarted with a snapshot", () => {
     mkdirSync(join(root, "d9"));
     writeFileSync(join(root, "d9", "f0.txt"), "CHANGED in a new directory\n");
 
+    await restart(root, env);
     expectAsRg(root, env);
     const snapshot = snapshotOf(env, root);
     expect(snapshot?.outcome).toMatch(
@@ -160,8 +185,7 @@ describe("a daemon restarted with a snapshot", () => {
     const { runtime, env } = await setup();
     started.push(runtime);
     await saveSnapshot(root, env);
-    expect(freshfs(["daemon", "start"], root, env).status).toBe(0);
-    await until(() => snapshotOf(env, root)?.restore === "done", "the snapshot loaded", 20_000);
+    await restart(root, env);
     const snapshot = snapshotOf(env, root);
     expect(snapshot?.outcome).toMatch(/300 files confirmed by their stat, 0 to read again/);
     expect(snapshot?.current).toBe(true);
@@ -173,10 +197,20 @@ describe("a daemon restarted with a snapshot", () => {
     const { runtime, env, cache } = await setup();
     started.push(runtime);
     const off = { ...env, FRESHFS_SNAPSHOTS: "0" };
-    freshfs(["grep", "-c", "common"], root, off);
-    freshfs(["grep", "-c", "common"], root, off);
+    freshfs(["daemon", "start"], root, off);
+    await until(
+      () => {
+        freshfs(["grep", "-c", "common"], root, off);
+        return (status(off, root)?.roots.find((r) => r.root === root)?.indexedFiles ?? 0) > 0;
+      },
+      "the tree indexed",
+      20_000,
+    );
+    // Past the time a snapshot would be written (2 s after the build).
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    expect(status(off, root)?.snapshotDir).toBeUndefined();
+    const seen = status(off, root);
+    expect(seen?.pid).toBeGreaterThan(0);
+    expect(seen?.snapshotDir).toBeUndefined();
     freshfs(["daemon", "stop"], root, off);
     await until(() => status(off, root) === undefined, "the daemon to stop");
     expect(readdirSync(cache)).toEqual([]);
@@ -221,9 +255,9 @@ describe("a snapshot that cannot be trusted", () => {
       damage(file, other);
       expect(readFileSync(file).equals(good)).toBe(false);
 
-      expectAsRg(root, env);
-      await until(() => snapshotOf(env, root)?.restore === "done", "the load to end");
+      await restart(root, env, true);
       expect(snapshotOf(env, root)?.outcome).toMatch(/^discarded: /);
+      expectAsRg(root, env);
       const log = readdirSync(runtime).find((name) => name.endsWith(".log"));
       const text = readFileSync(join(runtime, log as string), "utf8");
       expect(text.match(/was discarded/g)).toHaveLength(1);
