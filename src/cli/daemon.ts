@@ -12,6 +12,7 @@ import { badInput } from "./commands.js";
 export interface DaemonCommandOptions {
   readonly socket: string | undefined;
   readonly idleMs: number | undefined;
+  readonly reopenAfterMs?: number | undefined;
   readonly json: boolean;
 }
 
@@ -71,6 +72,7 @@ export async function daemonCommand(
       const end = await runDaemon({
         socket,
         idleMs: idleMs(options.idleMs),
+        reopenAfterMs: options.reopenAfterMs,
         onListening: (path) =>
           process.stderr.write(`freshfs daemon ${process.pid}: listening on ${path}\n`),
       });

@@ -108,6 +108,9 @@ with no client. It listens on a socket in the user's runtime directory (mode 070
 
 Options:
   --idle-ms N     exit after N ms with no client (FRESHFS_DAEMON_IDLE_MS)
+  --reopen-after-ms N
+                  keep again the trees of its snapshots only after N ms (a command that
+                  starts it does so, searching meanwhile itself)
   --socket PATH   another socket than this user's and environment's
   --json          status as one JSON document
   -h, --help      show help
@@ -126,6 +129,7 @@ const OPTIONS = {
   "no-daemon": { type: "boolean" },
   socket: { type: "string" },
   "idle-ms": { type: "string" },
+  "reopen-after-ms": { type: "string" },
   session: { type: "string" },
 } as const;
 
@@ -198,8 +202,10 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command !== "mcp" && values.root !== undefined) {
     throw badInput(`--root is an mcp option; ${command} takes the directory as an operand.`);
   }
-  if (command !== "daemon" && values["idle-ms"] !== undefined) {
-    throw badInput(`--idle-ms is a daemon option, not ${command}'s.`);
+  for (const option of ["idle-ms", "reopen-after-ms"] as const) {
+    if (command !== "daemon" && values[option] !== undefined) {
+      throw badInput(`--${option} is a daemon option, not ${command}'s.`);
+    }
   }
   if (command !== "daemon" && command !== "mcp" && values.socket !== undefined) {
     throw badInput(`--socket is a daemon and mcp option, not ${command}'s.`);
@@ -221,6 +227,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return daemonCommand(positionals[0], {
       socket: values.socket,
       idleMs: number(values["idle-ms"], "--idle-ms"),
+      reopenAfterMs: number(values["reopen-after-ms"], "--reopen-after-ms"),
       json: common.json,
     });
   }

@@ -58,6 +58,13 @@ export interface RequestOptions {
   readonly onProgress?: ((progress: never) => void) | undefined;
 }
 
+/**
+ * How long a daemon a one-shot command starts waits before it keeps its trees again (loading
+ * their snapshots takes two cores about a second on the Linux tree): the command's own search
+ * runs alone meanwhile.
+ */
+const REOPEN_AFTER_MS = 2_000;
+
 /** How long a started daemon has to listen. */
 const START_TIMEOUT_MS = 10_000;
 
@@ -105,7 +112,7 @@ export class DaemonClient {
       }
       // Later: the new daemon waits for the old one's lock (`daemon/server`), not this call.
       if (!started && (attempt.kind === "absent" || options.start === "later")) {
-        await startDaemon(path);
+        await startDaemon(path, options.start === "later");
         started = true;
       }
       if (options.start === "later") {
@@ -281,7 +288,7 @@ function tryConnect(path: string, hello: Hello): Promise<Attempt> {
  * its log beside the socket. The daemon's lock makes a second start, by a racing client, exit
  * at once.
  */
-async function startDaemon(socket: string): Promise<void> {
+async function startDaemon(socket: string, later: boolean): Promise<void> {
   // Loaded only to start one: most calls find the daemon running (~2 ms of every call).
   const { spawn } = await import("node:child_process");
   const here = fileURLToPath(import.meta.url);
@@ -291,7 +298,16 @@ async function startDaemon(socket: string): Promise<void> {
   try {
     const child = spawn(
       process.execPath,
-      [...(fromSources ? ["--import", "tsx"] : []), main, "daemon", "run", "--socket", socket],
+      [
+        ...(fromSources ? ["--import", "tsx"] : []),
+        main,
+        "daemon",
+        "run",
+        "--socket",
+        socket,
+        // Started by a command that searches meanwhile itself: it keeps its trees again after.
+        ...(later ? ["--reopen-after-ms", String(REOPEN_AFTER_MS)] : []),
+      ],
       { detached: true, stdio: ["ignore", log, log], env: process.env },
     );
     child.unref();

@@ -47,6 +47,12 @@ export interface DaemonOptions {
   readonly socket?: string | undefined;
   /** Exit after this long with no client connected. @default DEFAULT_IDLE_MS (10 min) */
   readonly idleMs?: number | undefined;
+  /**
+   * Keep the trees of its snapshots again only this long after it listens: a command that
+   * starts it searches meanwhile itself, and would otherwise share the cores with that work.
+   * @default 0
+   */
+  readonly reopenAfterMs?: number | undefined;
   /** Told once the daemon listens (`freshfs daemon run` prints it). */
   readonly onListening?: ((socket: string) => void) | undefined;
 }
@@ -109,7 +115,11 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<DaemonEnd>
   try {
     await daemon.listen();
     options.onListening?.(socket);
-    if (snapshots) void reopenSnapshots(snapshots, REOPEN);
+    if (snapshots) {
+      const reopen = () => void reopenSnapshots(snapshots, REOPEN);
+      if (options.reopenAfterMs) setTimeout(reopen, options.reopenAfterMs);
+      else reopen();
+    }
     const how = await daemon.ended;
     // The next daemon starts from what this one knows: every index not saved as it stands is
     // written before the lock is let go (a daemon killed instead leaves its last periodic one).

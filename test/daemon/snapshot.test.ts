@@ -6,7 +6,7 @@
  * snapshot cut short, changed or of another tree is discarded with one warning, and the answers
  * stay right. A daemon started with no call keeps again the trees it kept.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   cpSync,
   mkdirSync,
@@ -22,7 +22,7 @@ import {
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { DaemonStatus } from "../../src/daemon/methods.js";
-import { envFor, freshfs, runtimeDir, stopDaemons, until } from "../helpers/daemons.js";
+import { BIN, envFor, freshfs, runtimeDir, stopDaemons, until } from "../helpers/daemons.js";
 import { tempTree } from "../helpers/fs.js";
 
 const MTIME = 1_577_836_800;
@@ -190,6 +190,26 @@ describe("a daemon restarted with a snapshot", () => {
     expect(snapshot?.outcome).toMatch(/300 files confirmed by their stat, 0 to read again/);
     expect(snapshot?.current).toBe(true);
     expectAsRg(root, env);
+  });
+
+  it("started by a command (--reopen-after-ms), keeps its trees again only after that", async () => {
+    const root = await makeTree();
+    const { runtime, env } = await setup();
+    started.push(runtime);
+    await saveSnapshot(root, env);
+    const daemon = spawn(process.execPath, [BIN, "daemon", "run", "--reopen-after-ms", "3000"], {
+      env,
+      stdio: "ignore",
+    });
+    try {
+      await until(() => status(env, root) !== undefined, "the daemon to listen");
+      // The command that started it searches alone meanwhile: no tree is kept yet.
+      expect(status(env, root)?.roots.map((kept) => kept.root)).not.toContain(root);
+      await until(() => snapshotOf(env, root)?.restore === "done", "the load", 15_000);
+      expect(snapshotOf(env, root)?.outcome).toMatch(/^loaded in \d+ ms: 300 files confirmed/);
+    } finally {
+      daemon.kill("SIGKILL");
+    }
   });
 
   it("with snapshots off (FRESHFS_SNAPSHOTS=0), writes none", async () => {
