@@ -6,15 +6,7 @@
  * inotify watches they hold, and the latency of a warm grep.
  */
 import { spawnSync } from "node:child_process";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -24,6 +16,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { quantile } from "./lib/measure.js";
 import { findCorpus } from "./lib/peers.js";
+import { inotifyWatches } from "./lib/proc.js";
 import type { SuiteResult } from "./lib/report.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
@@ -43,21 +36,6 @@ function memoryOf(pid: number): Memory {
   const text = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(text)?.[1] ?? 0);
   return { rssMb: (kb("VmRSS") * 1024) / 1e6, peakMb: (kb("VmHWM") * 1024) / 1e6 };
-}
-
-/** The inotify watches `pid` holds: one `inotify wd:` line per watch in its descriptors' fdinfo. */
-function watchesOf(pid: number): number {
-  let watches = 0;
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      if (readlinkSync(`/proc/${pid}/fd/${fd}`) !== "anon_inode:inotify") continue;
-      const info = readFileSync(`/proc/${pid}/fdinfo/${fd}`, "utf8");
-      watches += info.split("\n").filter((line) => line.startsWith("inotify wd:")).length;
-    } catch {
-      // Closed meanwhile.
-    }
-  }
-  return watches;
 }
 
 interface Server {
@@ -152,7 +130,7 @@ async function oneWay(root: string, env: Record<string, string>, daemon: boolean
       way: daemon ? "through one daemon" : "each in its own process",
       servers: servers.map((server) => memoryOf(server.pid)),
       daemon: daemonPid ? memoryOf(daemonPid) : undefined,
-      watches: pids.reduce((sum, pid) => sum + watchesOf(pid), 0),
+      watches: pids.reduce((sum, pid) => sum + (inotifyWatches(pid) ?? 0), 0),
       firstGrepMs: quantile(
         [...firsts].sort((a, b) => a - b),
         0.5,

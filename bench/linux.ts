@@ -28,7 +28,15 @@ import { liveTrees } from "../src/live/registry.js";
 import { measureRestart, type RestartResult, restartReport, stopDaemon } from "./daemon-restart.js";
 import type { BarGroup, Chart } from "./lib/chart-types.js";
 import { type SummedIndexStats, sumIndexStats } from "./lib/index-stats.js";
-import { type Latencies, latencies, quantile, sample, type Timing, times } from "./lib/measure.js";
+import {
+  type Latencies,
+  latencies,
+  quantile,
+  sample,
+  summarize,
+  type Timing,
+  times,
+} from "./lib/measure.js";
 import { peer } from "./lib/peers.js";
 import type { SuiteResult } from "./lib/report.js";
 
@@ -871,15 +879,7 @@ function besideDaemon(
     last: Record<string, { status: number; stdout: string; stderr: string }>;
   };
   const timing: Record<string, Timing> = {};
-  for (const [name, values] of Object.entries(out.microseconds)) {
-    const sorted = [...values].sort((a, b) => a - b);
-    timing[name] = {
-      median: sorted[Math.floor(sorted.length / 2)] as number,
-      min: sorted[0] as number,
-      max: sorted[sorted.length - 1] as number,
-      runs: sorted.length,
-    };
-  }
+  for (const [name, values] of Object.entries(out.microseconds)) timing[name] = summarize(values);
   const last = out.last.daemon as { status: number; stdout: string; stderr: string };
   return {
     timing,

@@ -15,15 +15,7 @@
  *    without it.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
-import {
-  linkSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { linkSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,6 +51,7 @@ import {
   times,
 } from "./lib/measure.js";
 import { findCorpus, peer, runPeer } from "./lib/peers.js";
+import { inotifyWatches } from "./lib/proc.js";
 import type { SuiteResult } from "./lib/report.js";
 import { GLOB_PATTERNS } from "./search.js";
 
@@ -214,39 +207,13 @@ function buildTree(
   return performance.now() - started;
 }
 
-/** The inotify watches this process holds (every thread), from /proc; undefined without it. */
-function kernelWatches(): number | undefined {
-  let fds: string[];
-  try {
-    fds = readdirSync("/proc/self/fd");
-  } catch {
-    return undefined;
-  }
-  let watches = 0;
-  for (const fd of fds) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) !== "anon_inode:inotify") continue;
-      const info = readFileSync(`/proc/self/fdinfo/${fd}`, "utf8");
-      for (
-        let at = info.indexOf("inotify wd:");
-        at !== -1;
-        at = info.indexOf("inotify wd:", at + 1)
-      )
-        watches++;
-    } catch {
-      // Closed meanwhile (the fd of the readdir itself, among others).
-    }
-  }
-  return watches;
-}
-
 const sleep = (delay: number) => new Promise((resolve) => setTimeout(resolve, delay));
 
 /** Closes every live tree and waits (up to 10 s) for the watcher's thread to drop the watches. */
 async function closeTrees(): Promise<void> {
   liveTrees.closeAll();
   const until = performance.now() + 10_000;
-  while ((kernelWatches() ?? 0) > 0 && performance.now() < until) await sleep(10);
+  while ((inotifyWatches("self") ?? 0) > 0 && performance.now() < until) await sleep(10);
 }
 
 interface BecameLive {
@@ -286,9 +253,10 @@ async function untilLive(
       break;
     const expected = liveTrees.stats.watches;
     const waitUntil = performance.now() + Math.min(timeoutMs, 60_000);
-    if (kernelWatches() === undefined) await sleep(50);
+    if (inotifyWatches("self") === undefined) await sleep(50);
     else {
-      while ((kernelWatches() ?? 0) < expected && performance.now() < waitUntil) await sleep(10);
+      while ((inotifyWatches("self") ?? 0) < expected && performance.now() < waitUntil)
+        await sleep(10);
       // The last slice of confirmations is reported a few ms after its watches exist.
       await sleep(10);
     }
