@@ -133,19 +133,27 @@ export function snapshotTrailer(length: number, crc: number): Uint8Array {
 export class SnapshotRejected extends Error {}
 
 /**
+ * The CRC-32 a trailer (`snapshotTrailer`) gives, once the length it gives is checked against
+ * `end`, the bytes before it; throws SnapshotRejected.
+ */
+function trailerCrc(trailer: Buffer, end: number): number {
+  const length = trailer.readUInt32LE(0) + trailer.readUInt32LE(4) * 2 ** 32;
+  if (length !== end) {
+    throw new SnapshotRejected(
+      "it was cut short or extended: its length is not the one its end gives",
+    );
+  }
+  return trailer.readUInt32LE(8);
+}
+
+/**
  * The bytes of a small file written by `writeSnapshot` (a tree's saved listing), checked
  * against its trailer; throws SnapshotRejected.
  */
 export function checkedBody(file: Buffer): Buffer {
   if (file.length < TRAILER_BYTES) throw new SnapshotRejected("it is shorter than any snapshot");
   const end = file.length - TRAILER_BYTES;
-  const length = file.readUInt32LE(end) + file.readUInt32LE(end + 4) * 2 ** 32;
-  if (length !== end) {
-    throw new SnapshotRejected(
-      "it was cut short or extended: its length is not the one its end gives",
-    );
-  }
-  if (crc32(file.subarray(0, end)) >>> 0 !== file.readUInt32LE(end + 8)) {
+  if (crc32(file.subarray(0, end)) >>> 0 !== trailerCrc(file.subarray(end), end)) {
     throw new SnapshotRejected("its checksum does not match its bytes");
   }
   return file.subarray(0, end);
@@ -168,13 +176,7 @@ class SnapshotReader {
     const trailer = Buffer.alloc(TRAILER_BYTES);
     readSync(fd, trailer, 0, TRAILER_BYTES, size - TRAILER_BYTES);
     this.end = size - TRAILER_BYTES;
-    const length = trailer.readUInt32LE(0) + trailer.readUInt32LE(4) * 2 ** 32;
-    if (length !== this.end) {
-      throw new SnapshotRejected(
-        "it was cut short or extended: its length is not the one its end gives",
-      );
-    }
-    this.#expected = trailer.readUInt32LE(8);
+    this.#expected = trailerCrc(trailer, this.end);
   }
 
   /** The next `bytes` bytes, into memory of their own. */
