@@ -53,6 +53,12 @@ export class WatchedDirectories {
   /** Directories watched for this tree (absolute), confirmed or not. */
   readonly #watched = new Set<string>();
   #unconfirmed = 0;
+  /**
+   * Paths (relative) named by events that no listing took in: each may be another directory by
+   * now, even one under the old inode number (ext4 hands a freed number to the next mkdir), so
+   * the next walk of the whole tree watches it and everything below it anew.
+   */
+  readonly #suspects = new Set<string>();
 
   /** Directories whose watch is not yet confirmed. */
   get unconfirmed(): number {
@@ -79,10 +85,33 @@ export class WatchedDirectories {
   }
 
   /**
+   * Events about to be dropped unapplied (`pending`: directory → names, "" for all of them):
+   * a walk of the whole tree takes their changes in, but only a new watch sees a directory
+   * replaced.
+   */
+  suspect(pending: ReadonlyMap<string, ReadonlySet<string>>): void {
+    for (const [rel, names] of pending) {
+      for (const name of names) {
+        this.#suspects.add(name === "" ? rel : rel === "" ? name : `${rel}/${name}`);
+      }
+    }
+  }
+
+  #suspected(rel: string): boolean {
+    if (this.#suspects.size === 0) return false;
+    if (this.#suspects.has("")) return true;
+    for (let at = rel.length; at > 0; at = rel.lastIndexOf("/", at - 1)) {
+      if (this.#suspects.has(rel.slice(0, at))) return true;
+    }
+    return false;
+  }
+
+  /**
    * The directories of a walk of the whole tree (`walked`, by relative path). `trusted`: the
    * events so far are sound, so a directory still watched and confirmed, the same one (device
-   * and inode), stays confirmed; every other one awaits `request`. Returns the directories to
-   * watch (`fresh`) and those no longer in the listing (`gone`).
+   * and inode) and named by no dropped event, stays confirmed; every other one awaits
+   * `request`. Returns the directories to watch (`fresh`) and those no longer in the listing
+   * (`gone`).
    */
   replaceAll(
     walked: ReadonlyMap<string, WalkedDirectory>,
@@ -94,13 +123,15 @@ export class WatchedDirectories {
     const fresh: string[] = [];
     for (const [rel, dir] of walked) {
       const old = previous.get(rel);
-      if (trusted && old?.request === 0 && old.dev === dir.dev && old.ino === dir.ino) {
+      const same = old?.request === 0 && old.dev === dir.dev && old.ino === dir.ino;
+      if (trusted && same && !this.#suspected(rel)) {
         keep.set(rel, stateOf(dir, 0));
       } else {
         keep.set(rel, stateOf(dir, request));
         fresh.push(dir.frame.absolute);
       }
     }
+    this.#suspects.clear();
     const gone: string[] = [];
     for (const [rel, old] of previous) if (!keep.has(rel)) gone.push(old.frame.absolute);
     previous.clear();
@@ -177,6 +208,7 @@ export class WatchedDirectories {
     const watched = [...this.#watched];
     this.#watched.clear();
     this.#states.clear();
+    this.#suspects.clear();
     this.#unconfirmed = 0;
     return watched;
   }

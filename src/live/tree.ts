@@ -380,6 +380,7 @@ export class LiveTree implements WatchSubscriber {
     onProgress: ((progress: WalkProgress) => void) | undefined,
   ): Promise<ScanResult> {
     // Events from here on are about the tree this walk reads, or later: keep them.
+    this.#dirs.suspect(this.#pending);
     this.#pending = new Map();
     this.#pendingNames = 0;
     this.#rulesChanged = false;
@@ -568,9 +569,12 @@ export class LiveTree implements WatchSubscriber {
     this.#pending = new Map();
     this.#pendingNames = 0;
     try {
-      return await this.#applyWork(work, signal);
+      if (await this.#applyWork(work, signal)) return true;
+      this.#dirs.suspect(work);
+      return false;
     } catch (error) {
       // Aborted mid-way: what was taken out of `pending` is in no listing; walk again.
+      this.#dirs.suspect(work);
       this.#rulesChanged = true;
       throw error;
     }
