@@ -7,7 +7,6 @@
  * loaded only for work done here, so a call the daemon answers stays small. Depends on
  * `daemon/client` (and, lazily, the library's search modules).
  */
-import { resolve } from "node:path";
 import { DaemonClient, DaemonUnavailable } from "../client/connection.js";
 import type { PathExplanation } from "../scan/explain.js";
 import type { ScanWarning } from "../scan/walk.js";
@@ -15,6 +14,7 @@ import type { FuzzyFindOptions, FuzzyFindResult } from "../search/fuzzy.js";
 import type { GlobOptions, GlobResult } from "../search/glob.js";
 import type { GrepOptions, GrepResult } from "../search/grep/grep.js";
 import type { SearchProgress } from "../search/listing.js";
+import { fromCwd, io } from "./io.js";
 
 export interface FilesAnswer {
   readonly root: string;
@@ -48,7 +48,12 @@ export async function searchBackend(useDaemon: boolean): Promise<SearchBackend> 
   try {
     // With no daemon running, this call walks here as it would without one (a daemon started
     // now would walk too, and first start) and leaves one starting for the calls after it.
-    return viaDaemon(await DaemonClient.connect({ start: "later" }));
+    const client = await DaemonClient.connect({ start: "later" });
+    return answeredBy(
+      (method, params, onProgress) => client.request(method, params, { onProgress }),
+      inProcess,
+      () => client.close(),
+    );
   } catch (error) {
     if (!(error instanceof DaemonUnavailable)) throw error;
     if (!error.starting) warn(error);
@@ -61,7 +66,7 @@ let warned = false;
 function warn(error: DaemonUnavailable): void {
   if (warned) return;
   warned = true;
-  process.stderr.write(
+  io().stderr.write(
     `freshfs: searching in this process, without the daemon (${error.message}); --no-daemon or FRESHFS_DAEMON=0 says so without this warning\n`,
   );
 }
@@ -117,26 +122,32 @@ function portable<T extends { path?: string | undefined }>(options: T): T {
     onProgress?: unknown;
     signal?: unknown;
   };
-  return { ...rest, path: resolve(options.path ?? ".") } as T;
+  return { ...rest, path: fromCwd(options.path) } as T;
 }
 
-function viaDaemon(client: DaemonClient): SearchBackend {
-  /**
-   * Asks the daemon; does the work here when the daemon cannot answer, or does not keep the
-   * tree live yet (it then makes it so for the next calls: `daemon/methods` `coldFor`).
-   */
-  const ask = async <T>(
+/** A daemon's method asked with its parameters: the client's request, or the daemon's own call. */
+export type Ask = (
+  method: string,
+  params: Record<string, unknown>,
+  onProgress: ((progress: never) => void) | undefined,
+) => Promise<unknown>;
+
+/**
+ * The searches as a daemon's methods answer them through `ask`; `otherwise` does each one the
+ * daemon cannot answer (it failed), or does not keep the tree live for yet (it then makes it
+ * so for the next calls: `daemon/methods` `coldFor`).
+ */
+export function answeredBy(ask: Ask, otherwise: SearchBackend, close: () => void): SearchBackend {
+  const request = async <T>(
     method: string,
     params: Record<string, unknown>,
     progress: ((progress: SearchProgress) => void) | undefined,
     here: () => Promise<T>,
   ): Promise<T> => {
     try {
-      const answer = await client.request<T | { cold: true }>(
-        method,
-        { ...params, ifWarm: true },
-        { onProgress: progress as never },
-      );
+      const answer = (await ask(method, { ...params, ifWarm: true }, progress as never)) as
+        | T
+        | { cold: true };
       return isCold(answer) ? here() : answer;
     } catch (error) {
       if (!(error instanceof DaemonUnavailable)) throw error;
@@ -146,27 +157,29 @@ function viaDaemon(client: DaemonClient): SearchBackend {
   };
   return {
     grep: (patterns, options) =>
-      ask("grep", { patterns, options: portable(options) }, options.onProgress, () =>
-        inProcess.grep(patterns, options),
+      request("grep", { patterns, options: portable(options) }, options.onProgress, () =>
+        otherwise.grep(patterns, options),
       ),
     grepFiles: (options) =>
-      ask("grepFiles", { options: portable(options) }, options.onProgress, () =>
-        inProcess.grepFiles(options),
+      request("grepFiles", { options: portable(options) }, options.onProgress, () =>
+        otherwise.grepFiles(options),
       ),
     glob: (pattern, options) =>
-      ask("glob", { pattern, options: portable(options) }, options.onProgress, () =>
-        inProcess.glob(pattern, options),
+      request("glob", { pattern, options: portable(options) }, options.onProgress, () =>
+        otherwise.glob(pattern, options),
       ),
     fuzzyFind: (query, options) =>
-      ask("fuzzyFind", { query, options: portable(options) }, options.onProgress, () =>
-        inProcess.fuzzyFind(query, options),
+      request("fuzzyFind", { query, options: portable(options) }, options.onProgress, () =>
+        otherwise.fuzzyFind(query, options),
       ),
     files: (options, onProgress) =>
-      ask("files", { options: portable(options) }, onProgress, () =>
-        inProcess.files(options, onProgress),
+      request("files", { options: portable(options) }, onProgress, () =>
+        otherwise.files(options, onProgress),
       ),
     explain: (root, rel, isDir) =>
-      ask("explain", { root, rel, isDir }, undefined, () => inProcess.explain(root, rel, isDir)),
-    close: () => client.close(),
+      request("explain", { root, rel, isDir }, undefined, () =>
+        otherwise.explain(root, rel, isDir),
+      ),
+    close,
   };
 }

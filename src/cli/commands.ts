@@ -5,13 +5,14 @@
  * renders them, exit 2).
  */
 import { existsSync, lstatSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 // Each from its own module, not the public index: a one-shot command loads what it runs (the
 // agent tools, diffs and the MCP schemas stay unloaded: ~20 ms of every start). The searches
 // themselves go through `backend` (the daemon, or the library loaded for the call).
 import { FreshfsError } from "../errors.js";
 import { encodeName, fsPath, hasEscapedBytes } from "../io/bytes.js";
 import type { SearchBackend } from "./backend.js";
+import { fromCwd, io } from "./io.js";
 import { ProgressLine } from "./progress.js";
 
 export interface Common {
@@ -28,11 +29,11 @@ function out(lines: readonly string[], nul = false): void {
   if (lines.length === 0) return;
   const text = `${lines.join(end)}${end}`;
   // A path that is not UTF-8 (escaped bytes, `io/bytes`) prints as its bytes.
-  process.stdout.write(hasEscapedBytes(text) ? encodeName(text) : text);
+  io().stdout.write(hasEscapedBytes(text) ? encodeName(text) : text);
 }
 
 function json(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  io().stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 export async function withProgress<T>(
@@ -108,7 +109,7 @@ export async function findCommand(
       common.nul,
     );
     if (result.truncated) {
-      process.stderr.write(
+      io().stderr.write(
         `freshfs: the best ${result.matches.length} of ${result.totalMatches} matches; --limit N shows more\n`,
       );
     }
@@ -131,7 +132,8 @@ export function namer(
 export function isFileOperand(dir: string | undefined): boolean {
   if (dir === undefined) return false;
   try {
-    return !lstatSync(fsPath(dir)).isDirectory() && !isDirectoryThroughLink(dir);
+    const path = fromCwd(dir);
+    return !lstatSync(fsPath(path)).isDirectory() && !isDirectoryThroughLink(path);
   } catch {
     // grep reports the missing path itself.
     return false;
@@ -152,10 +154,10 @@ export async function whyCommand(
   common: Common,
   backend: SearchBackend,
 ): Promise<number> {
-  const absolute = resolve(path);
+  const absolute = fromCwd(path);
   // git check-ignore answers from the repository of the cwd: a file in a repository nested
   // under one of its ignored directories is ignored there.
-  const here = repositoryTop(join(process.cwd(), "."));
+  const here = repositoryTop(join(io().cwd, "."));
   const root =
     here !== undefined && absolute.startsWith(`${here}${sep}`)
       ? here
@@ -210,7 +212,7 @@ export async function whyCommand(
  * apply from there down, and a directory rule (`build/`) can only be seen from above it.
  */
 function repositoryTop(path: string): string | undefined {
-  for (let dir = path === process.cwd() ? path : dirname(path); ; dir = dirname(dir)) {
+  for (let dir = path === io().cwd ? path : dirname(path); ; dir = dirname(dir)) {
     if (existsSync(join(dir, ".git"))) return dir;
     if (dirname(dir) === dir) return undefined;
   }
@@ -218,7 +220,7 @@ function repositoryTop(path: string): string | undefined {
 
 /** Outside a repository, `.ignore` files apply below the directory listed: the cwd, if above. */
 function nearestListingRoot(path: string): string {
-  const cwd = process.cwd();
+  const cwd = io().cwd;
   return path.startsWith(`${cwd}${sep}`) ? cwd : dirname(path);
 }
 

@@ -69,8 +69,10 @@ export async function daemonCommand(
   switch (action ?? "run") {
     case "run": {
       const { runDaemon } = await import("../daemon/server.js");
+      const { RELAY_METHODS } = await import("./relay.js");
       const end = await runDaemon({
         socket,
+        methods: RELAY_METHODS,
         idleMs: idleMs(options.idleMs),
         reopenAfterMs: options.reopenAfterMs,
         onListening: (path) =>

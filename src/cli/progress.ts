@@ -3,13 +3,14 @@
  * has taken longer than a moment; erased when it ends, so it never mixes with the output.
  */
 import type { SearchProgress } from "../search/listing.js";
+import { io, type Output } from "./io.js";
 
 const SHOW_AFTER_MS = 300;
 const REDRAW_MS = 100;
 
 export class ProgressLine {
   readonly #label: string;
-  readonly #stream: NodeJS.WriteStream = process.stderr;
+  readonly #stream: Output = io().stderr;
   readonly #started = performance.now();
   #latest: SearchProgress | undefined;
   #timer: NodeJS.Timeout | undefined;

@@ -81,7 +81,7 @@ export interface HelloAnswer {
  * home directory, every freshfs and scan bound): a client whose values differ from a daemon's
  * must not share it, so they are part of the daemon's name.
  */
-function answeringEnvironment(env: NodeJS.ProcessEnv): [string, string][] {
+export function answeringEnvironment(env: NodeJS.ProcessEnv): [string, string][] {
   const names = Object.keys(env).filter(
     (name) =>
       name === "HOME" ||

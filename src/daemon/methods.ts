@@ -41,6 +41,8 @@ export interface DaemonState {
   requests: number;
   readonly stop: () => void;
   readonly sessions: Sessions;
+  /** Every method it answers: these, and those its command gave it (`DaemonOptions.methods`). */
+  readonly methods: Readonly<Record<string, Method>>;
 }
 
 export interface MethodContext {
@@ -51,7 +53,7 @@ export interface MethodContext {
   readonly owner: object;
 }
 
-type Method = (params: unknown, context: MethodContext) => Promise<unknown>;
+export type Method = (params: unknown, context: MethodContext) => Promise<unknown>;
 
 /** What `freshfs daemon status` shows. */
 export interface DaemonStatus {

@@ -39,7 +39,7 @@ import {
 import { acquireFileLock, type FileLock } from "../io/lockfile.js";
 import { ensurePrivateDir } from "../io/runtime-dir.js";
 import { packageVersion } from "../version.js";
-import { type DaemonState, METHODS } from "./methods.js";
+import { type DaemonState, METHODS, type Method } from "./methods.js";
 import { Sessions } from "./sessions.js";
 
 export interface DaemonOptions {
@@ -53,6 +53,8 @@ export interface DaemonOptions {
    * @default 0
    */
   readonly reopenAfterMs?: number | undefined;
+  /** Methods beside its own (the CLI's `cli`, for the native relay: `cli/relay`). */
+  readonly methods?: Readonly<Record<string, Method>> | undefined;
   /** Told once the daemon listens (`freshfs daemon run` prints it). */
   readonly onListening?: ((socket: string) => void) | undefined;
 }
@@ -111,7 +113,7 @@ export async function runDaemon(options: DaemonOptions = {}): Promise<DaemonEnd>
     if (errnoOf(error) !== "ENOENT") throw error;
   }
   const snapshots = keepSnapshots();
-  const daemon = new Daemon(socket, options.idleMs ?? DEFAULT_IDLE_MS);
+  const daemon = new Daemon(socket, options.idleMs ?? DEFAULT_IDLE_MS, options.methods ?? {});
   try {
     await daemon.listen();
     options.onListening?.(socket);
@@ -184,7 +186,7 @@ class Daemon {
   readonly ended: Promise<DaemonEnd>;
   #closing = false;
 
-  constructor(socket: string, idleMs: number) {
+  constructor(socket: string, idleMs: number, methods: Readonly<Record<string, Method>>) {
     this.#socket = socket;
     this.#idleMs = idleMs;
     this.ended = new Promise((resolve) => {
@@ -200,6 +202,7 @@ class Daemon {
       requests: 0,
       stop: () => this.stop("stopped"),
       sessions: new Sessions(),
+      methods: { ...METHODS, ...methods },
     };
     this.#server = createServer((socket) => this.#accept(socket));
     const stopOnSignal = () => this.stop("stopped");
@@ -363,7 +366,8 @@ class Connection {
   }
 
   async #handle(request: Request): Promise<void> {
-    const method = Object.hasOwn(METHODS, request.method) ? METHODS[request.method] : undefined;
+    const methods = this.#state.methods;
+    const method = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
     if (!method) {
       this.#send({
         id: request.id,

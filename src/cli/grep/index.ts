@@ -10,6 +10,7 @@ import { FreshfsError } from "../../errors.js";
 import { encodeName, hasEscapedBytes } from "../../io/bytes.js";
 import { type SearchBackend, searchBackend } from "../backend.js";
 import { badInput, isFileOperand, namer, withProgress } from "../commands.js";
+import { io, type Output } from "../io.js";
 import { parseGrepArgs } from "./args.js";
 import { printJsonLines, printJsonResult } from "./json.js";
 import { type GrepPlan, pathOptions, planGrep } from "./options.js";
@@ -23,13 +24,13 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
   if (args.help || args.typeList) {
     // The help and rg's table of types are loaded for them only.
     const { GREP_HELP, typeList } = await import("./help.js");
-    process.stdout.write(args.help ? GREP_HELP : typeList());
+    io().stdout.write(args.help ? GREP_HELP : typeList());
     return 0;
   }
   const plan = planGrep(args);
   const started = performance.now();
   const sortFiles = fileSorter(plan.sort, plan.paths);
-  const backend = await searchBackend(plan.daemon);
+  const backend = await (io().backend ?? searchBackend)(plan.daemon);
   let searchedEach: { searched: PathResult[]; failed: boolean };
   try {
     searchedEach = await searchEach(plan, backend);
@@ -40,7 +41,7 @@ export async function grepMain(argv: readonly string[]): Promise<number> {
   const results = sortFiles(searched);
 
   if (plan.printer === "json-result") {
-    process.stdout.write(printJsonResult(results));
+    io().stdout.write(printJsonResult(results));
     return status(results, failed, plan);
   }
   if (plan.listFiles) {
@@ -101,7 +102,7 @@ function status(results: readonly PathResult[], failed: boolean, plan: GrepPlan)
   if (plan.quiet && found) return 0;
   if (results.some(({ result }) => result.partial)) {
     const after = plan.timeoutMs === undefined ? "" : ` of ${plan.timeoutMs} ms`;
-    process.stderr.write(
+    io().stderr.write(
       `freshfs: the search stopped at its timeout${after}, so the results are partial (--timeout MS gives it longer)\n`,
     );
     // Neither 0 nor 1: either would say the whole tree was searched.
@@ -113,10 +114,10 @@ function status(results: readonly PathResult[], failed: boolean, plan: GrepPlan)
 
 /** A note on stderr, unless `--no-messages`. */
 function message(text: string, plan: GrepPlan): void {
-  if (!plan.noMessages) write(`freshfs: ${text}\n`, process.stderr);
+  if (!plan.noMessages) write(`freshfs: ${text}\n`, io().stderr);
 }
 
 /** Output as bytes: a path that is not UTF-8 (escaped bytes, `io/bytes`) prints as its bytes, as rg prints it. */
-function write(text: string, to: NodeJS.WriteStream = process.stdout): void {
+function write(text: string, to: Output = io().stdout): void {
   if (text !== "") to.write(hasEscapedBytes(text) ? encodeName(text) : text);
 }

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import type { GrepOptions } from "../../search/grep/grep.js";
 import { daemonWanted } from "../backend.js";
 import { badInput } from "../commands.js";
+import { fromCwd, io, RunElsewhere } from "../io.js";
 import type { FileSort, GrepArgs } from "./args.js";
 
 type BinaryMode = NonNullable<GrepOptions["binary"]>;
@@ -186,10 +187,11 @@ function outputMode(args: GrepArgs): GrepOptions["outputMode"] {
 }
 
 function readPatternFile(path: string): string[] {
+  if (path === "-" && !io().stdin) throw new RunElsewhere("-f - reads the user's stdin");
   let text: string;
   try {
     // `-f -`: the patterns come on stdin, as rg reads them.
-    text = readFileSync(path === "-" ? 0 : path, "utf8");
+    text = readFileSync(path === "-" ? 0 : fromCwd(path), "utf8");
   } catch (error) {
     throw badInput(`-f ${path}: ${(error as NodeJS.ErrnoException).code ?? "cannot be read"}.`);
   }

@@ -8,6 +8,7 @@ import { readdirSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { compareByEntries } from "../../scan/order.js";
 import type { GrepResult } from "../../search/grep/grep.js";
+import { fromCwd } from "../io.js";
 import type { FileSort } from "./args.js";
 import { linesByFile, type PathResult } from "./path-result.js";
 
@@ -97,7 +98,7 @@ function accessTimesBefore(roots: readonly (string | undefined)[]): Map<string, 
   };
   for (const root of roots) {
     try {
-      visit(realpathSync(resolve(root ?? ".")));
+      visit(realpathSync(fromCwd(root ?? ".")));
     } catch {
       // A root that is not there: its search says so.
     }

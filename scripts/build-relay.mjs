@@ -1,0 +1,22 @@
+// Builds the native relay (native/relay/relay.c) into prebuilds/linux-x64/freshfs-relay, the
+// binary the package ships and bin/freshfs runs: `npm run build:relay`, on Linux x64 with a C
+// compiler (`cc`). The source's SHA-256 is built into the binary, so that a test can tell a
+// binary built from another version of the source (test/cli/relay.test.ts).
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+if (process.platform !== "linux" || process.arch !== "x64") {
+  console.error(`build:relay builds for Linux x64 only, not ${process.platform} ${process.arch}`);
+  process.exit(1);
+}
+const source = fileURLToPath(new URL("../native/relay/relay.c", import.meta.url));
+const out = fileURLToPath(new URL("../prebuilds/linux-x64/freshfs-relay", import.meta.url));
+const digest = createHash("sha256").update(readFileSync(source)).digest("hex");
+mkdirSync(fileURLToPath(new URL("../prebuilds/linux-x64/", import.meta.url)), { recursive: true });
+const flags = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", "-s"];
+execFileSync("cc", [...flags, `-DRELAY_SOURCE_DIGEST="${digest}"`, "-o", out, source], {
+  stdio: "inherit",
+});
+console.log(`built ${out} from relay.c ${digest.slice(0, 12)}`);
