@@ -503,6 +503,11 @@ export class ContentIndex implements TreeObserver {
        * in blocks is then always read (the query holds per file, not per block).
        */
       readonly multiline: boolean;
+      /**
+       * Binary files are searched (`report`, `text`), not left out at their first NUL (`skip`,
+       * `quit`, which the index answers without reading them, as it knows where their NUL is).
+       */
+      readonly readsBinary?: boolean | undefined;
     },
   ): Consulted {
     const read: number[] = [];
@@ -534,7 +539,9 @@ export class ContentIndex implements TreeObserver {
         continue;
       }
       if (flags & BINARY) {
-        binary.push(i);
+        // Not indexed: read whole when binary files are searched.
+        if (options.readsBinary) read.push(i);
+        else binary.push(i);
         continue;
       }
       if (options.requiresNonAscii && !(flags & NON_ASCII)) {

@@ -3,7 +3,8 @@
  * combinations agents type, run by real rg 13 and by the built CLI on one git repository; the
  * same stdout and exit status. rg is run with freshfs's printing defaults first
  * (`--no-heading --with-filename --line-number --sort path`), which a case's own flags override,
- * as rg lets a later flag win. `--json` is compared with the timings taken out.
+ * as rg lets a later flag win. `--json` is compared with the timings taken out. Each case runs
+ * through the native relay as well (`native/relay/relay.c`), answered by the daemon.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ISSUE_FLAGS } from "../grep/rg-conformance/flags.js";
 import { tempTree } from "../helpers/fs.js";
 import { isolatedGitEnv } from "../helpers/git.js";
+import { relayed, relayRuns } from "../helpers/relay.js";
 
 const BIN = new URL("../../dist/cli/main.js", import.meta.url).pathname;
 const hasRg = spawnSync("rg", ["--version"]).status === 0;
@@ -178,11 +180,17 @@ interface Ran {
   readonly stderr: string;
 }
 
-function run(command: string, args: readonly string[], cwd: string, home: string): Ran {
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  home: string,
+  daemon = false,
+): Ran {
   const ran = spawnSync(command, args, {
     cwd,
     encoding: "utf8",
-    env: isolatedGitEnv(home),
+    env: { ...isolatedGitEnv(home), ...(daemon ? { FRESHFS_DAEMON: "1" } : {}) },
     // A closed stdin: rg given no path would otherwise search a piped stdin.
     stdio: ["ignore", "pipe", "pipe"],
     timeout: 30_000,
@@ -235,6 +243,10 @@ describe.skipIf(!hasRg)("freshfs grep with rg's flags, against rg", () => {
       ["src", 2_500],
     ];
     for (const [path, at] of times) utimesSync(join(dir, path), at, at);
+    // The daemon the relay asks (the tests' own runtime directory: killed after the file).
+    if (relayRuns) {
+      expect(run(process.execPath, [BIN, "daemon", "start"], dir, home, true).status).toBe(0);
+    }
   });
 
   it("covers every flag agents reach for", () => {
@@ -250,6 +262,15 @@ describe.skipIf(!hasRg)("freshfs grep with rg's flags, against rg", () => {
       const ours = run(process.execPath, [BIN, "grep", ...args], dir, home);
       expect(ours.status, `${ours.stderr}\nrg: ${theirs.stderr}`).toBe(theirs.status);
       expect(ours.stdout).toBe(theirs.stdout);
+      // The same command through the native relay, answered by the daemon Node's calls started.
+      if (!relayRuns) return;
+      const relayedRun = relayed(["grep", ...args], dir, {
+        ...isolatedGitEnv(home),
+        FRESHFS_DAEMON: "1",
+      });
+      expect(relayedRun.stderr, "through the relay").toBe(ours.stderr);
+      expect(relayedRun.status, "through the relay").toBe(theirs.status);
+      expect(relayedRun.stdout, "through the relay").toBe(theirs.stdout);
     });
   }
 

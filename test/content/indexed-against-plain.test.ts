@@ -93,6 +93,12 @@ describe("the content index", () => {
       ["\\wAh", {}],
       ["(?-u)\\wAh", {}],
       ["\\bµAh", {}],
+      // A binary file (binary.bin: PM, then a NUL) is read when binary files are searched.
+      ["PM", { binary: "text" }],
+      ["PM", { text: true, outputMode: "count" }],
+      ["PM", { binary: "report" }],
+      ["PM", { binary: "quit" }],
+      ["PM", { binary: "skip" }],
     ];
     for (const [pattern, options] of cases) {
       const fast = await indexed(pattern, options);

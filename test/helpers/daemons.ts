@@ -52,8 +52,9 @@ export function freshfs(
   cwd: string,
   env: NodeJS.ProcessEnv,
   bin = BIN,
+  input?: string,
 ): Run {
-  const run = spawnSync(process.execPath, [bin, ...args], { cwd, env, encoding: "utf8" });
+  const run = spawnSync(process.execPath, [bin, ...args], { cwd, env, encoding: "utf8", input });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 

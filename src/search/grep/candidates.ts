@@ -271,6 +271,7 @@ export function consultIndex(
     // Blocks hold whole lines: a match within a line is within one (context is not).
     blocks: !pattern.multiline && options.before === 0 && options.after === 0,
     multiline: pattern.multiline,
+    readsBinary: options.binary === "report" || options.binary === "text",
   });
   const stretches = new Map<number, readonly number[]>();
   const branches = new Map<number, number>();
