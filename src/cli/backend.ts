@@ -8,33 +8,10 @@
  * `daemon/client` (and, lazily, the library's search modules).
  */
 import { DaemonClient, DaemonUnavailable } from "../client/connection.js";
-import type { PathExplanation } from "../scan/explain.js";
-import type { ScanWarning } from "../scan/walk.js";
-import type { FuzzyFindOptions, FuzzyFindResult } from "../search/fuzzy.js";
-import type { GlobOptions, GlobResult } from "../search/glob.js";
-import type { GrepOptions, GrepResult } from "../search/grep/grep.js";
 import type { SearchProgress } from "../search/listing.js";
-import { fromCwd, io } from "./io.js";
+import { fromCwd, io, type SearchBackend } from "./io.js";
 
-export interface FilesAnswer {
-  readonly root: string;
-  readonly files: readonly string[];
-  readonly warnings?: readonly ScanWarning[] | undefined;
-}
-
-/** The searches a CLI command asks for; `onProgress` and `signal` stay on this side. */
-export interface SearchBackend {
-  grep(patterns: readonly string[], options: GrepOptions): Promise<GrepResult>;
-  grepFiles(options: GrepOptions): Promise<GrepResult>;
-  glob(pattern: string, options: GlobOptions): Promise<GlobResult>;
-  fuzzyFind(query: string, options: FuzzyFindOptions): Promise<FuzzyFindResult>;
-  files(
-    options: { path: string; hidden: boolean; gitignore: boolean },
-    onProgress: (progress: SearchProgress) => void,
-  ): Promise<FilesAnswer>;
-  explain(root: string, rel: string, isDir: boolean): Promise<PathExplanation>;
-  close(): void;
-}
+export type { FilesAnswer, SearchBackend } from "./io.js";
 
 /** Whether the daemon is wanted: not with `--no-daemon`, nor with FRESHFS_DAEMON=0. */
 export function daemonWanted(noDaemonFlag: boolean): boolean {

@@ -14,6 +14,8 @@ export interface DaemonCommandOptions {
   readonly idleMs: number | undefined;
   readonly reopenAfterMs?: number | undefined;
   readonly json: boolean;
+  /** Runs a command line (`cli/run`'s runCli), for the native relay's requests. */
+  readonly runCommand: (argv: readonly string[]) => Promise<number>;
 }
 
 /** The idle time: `--idle-ms`, else FRESHFS_DAEMON_IDLE_MS, else DEFAULT_IDLE_MS. */
@@ -69,10 +71,10 @@ export async function daemonCommand(
   switch (action ?? "run") {
     case "run": {
       const { runDaemon } = await import("../daemon/server.js");
-      const { RELAY_METHODS } = await import("./relay.js");
+      const { relayMethods } = await import("./relay.js");
       const end = await runDaemon({
         socket,
-        methods: RELAY_METHODS,
+        methods: relayMethods(options.runCommand),
         idleMs: idleMs(options.idleMs),
         reopenAfterMs: options.reopenAfterMs,
         onListening: (path) =>

@@ -3,12 +3,37 @@
  * and who answers its searches. A command run from a shell uses this process's own; one the
  * daemon runs for the native relay (`cli/relay`) runs inside the daemon with the relay's
  * directory and streams, several at once, so every command reads them from here, never from
- * `process` (AsyncLocalStorage keeps each command's own across its awaits). Depends on nothing
- * of the library.
+ * `process` (AsyncLocalStorage keeps each command's own across its awaits). Depends on the
+ * library's result types only.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { resolve } from "node:path";
-import type { SearchBackend } from "./backend.js";
+import type { PathExplanation } from "../scan/explain.js";
+import type { ScanWarning } from "../scan/walk.js";
+import type { FuzzyFindOptions, FuzzyFindResult } from "../search/fuzzy.js";
+import type { GlobOptions, GlobResult } from "../search/glob.js";
+import type { GrepOptions, GrepResult } from "../search/grep/grep.js";
+import type { SearchProgress } from "../search/listing.js";
+
+export interface FilesAnswer {
+  readonly root: string;
+  readonly files: readonly string[];
+  readonly warnings?: readonly ScanWarning[] | undefined;
+}
+
+/** The searches a CLI command asks for; `onProgress` and `signal` stay on this side. */
+export interface SearchBackend {
+  grep(patterns: readonly string[], options: GrepOptions): Promise<GrepResult>;
+  grepFiles(options: GrepOptions): Promise<GrepResult>;
+  glob(pattern: string, options: GlobOptions): Promise<GlobResult>;
+  fuzzyFind(query: string, options: FuzzyFindOptions): Promise<FuzzyFindResult>;
+  files(
+    options: { path: string; hidden: boolean; gitignore: boolean },
+    onProgress: (progress: SearchProgress) => void,
+  ): Promise<FilesAnswer>;
+  explain(root: string, rel: string, isDir: boolean): Promise<PathExplanation>;
+  close(): void;
+}
 
 export interface Output {
   write(data: string | Uint8Array): unknown;

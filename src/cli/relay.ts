@@ -8,7 +8,7 @@
  * output, as frames of stdout and stderr in the order written, which the relay writes out.
  * Whatever this process cannot do as the user's own would (a tree not live yet, `-f -`, output
  * over `MAX_OUTPUT_BYTES`, another environment, another command) is answered `fallback`, with
- * nothing printed: the relay then runs Node's `freshfs`, which does it. Depends on `cli/run`,
+ * nothing printed: the relay then runs Node's `freshfs`, which does it. Depends on `cli/io`,
  * `cli/backend` and `daemon/methods`; loaded by the daemon only.
  */
 import { isAbsolute } from "node:path";
@@ -17,7 +17,6 @@ import type { Method, MethodContext } from "../daemon/methods.js";
 import { FreshfsError } from "../errors.js";
 import { answeredBy, type SearchBackend } from "./backend.js";
 import { type Output, RunElsewhere, withIo } from "./io.js";
-import { runCli } from "./run.js";
 
 /** The commands the relay asks for: those that only search and print. */
 const RELAYED = new Set(["files", "glob", "find", "grep", "why"]);
@@ -95,8 +94,10 @@ class Frames {
   }
 }
 
-/** The `cli` method: a relayed command, run here. */
-async function cli(params: unknown, context: MethodContext): Promise<RelayAnswer> {
+type RunCommand = (argv: readonly string[]) => Promise<number>;
+
+/** The `cli` method: a relayed command, run here by `run` (`cli/run`'s runCli). */
+async function cli(run: RunCommand, params: unknown, context: MethodContext): Promise<RelayAnswer> {
   const { argv, cwd, env } = checked(params);
   const command = argv[0];
   if (command === undefined || !RELAYED.has(command)) {
@@ -129,7 +130,7 @@ async function cli(params: unknown, context: MethodContext): Promise<RelayAnswer
           return backend;
         },
       },
-      () => runCli(argv),
+      () => run(argv),
     );
     return { exit, frames: frames.base64() };
   } catch (error) {
@@ -138,5 +139,10 @@ async function cli(params: unknown, context: MethodContext): Promise<RelayAnswer
   }
 }
 
-/** The methods `freshfs daemon run` adds to the daemon's own. */
-export const RELAY_METHODS: Readonly<Record<string, Method>> = { cli };
+/**
+ * The methods `freshfs daemon run` adds to the daemon's own; `run` is `cli/run`'s runCli (given,
+ * not imported: `run` imports the daemon command, which imports this).
+ */
+export function relayMethods(run: RunCommand): Readonly<Record<string, Method>> {
+  return { cli: (params, context) => cli(run, params, context) };
+}

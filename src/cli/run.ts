@@ -229,6 +229,8 @@ async function main(argv: readonly string[]): Promise<number> {
       idleMs: number(values["idle-ms"], "--idle-ms"),
       reopenAfterMs: number(values["reopen-after-ms"], "--reopen-after-ms"),
       json: common.json,
+      // What the daemon runs for the native relay: these commands.
+      runCommand: runCli,
     });
   }
   if (command !== "mcp") {
