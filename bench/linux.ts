@@ -49,6 +49,11 @@ export const LINUX_CORPUS_DIR = fileURLToPath(new URL("./.linux", import.meta.ur
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const CLI = join(repo, "dist", "cli", "main.js");
+/**
+ * The command a shell runs (what npm links): on Linux x64 the native relay asks the daemon, and
+ * runs Node's `dist/cli/main.js` itself when the daemon cannot answer (or FRESHFS_DAEMON=0).
+ */
+const FRESHFS = join(repo, "bin", "freshfs");
 const GNU_TIME = "/usr/bin/time";
 /** The no-literal row prints most; this is far above it, and still a bound. */
 const MAX_OUTPUT = 1 << 30;
@@ -322,7 +327,7 @@ async function warmDaemon(
   const first = ROWS[0] as Row;
   let calls = 0;
   for (;;) {
-    await runProcess(process.execPath, cliArgs(first.pattern, first), root, undefined, env);
+    await runProcess(FRESHFS, cliArgs(first.pattern, first), root, undefined, env);
     calls++;
     const seen = daemonRoot(root, env);
     if (seen?.status === "live" && seen.indexedFiles >= indexedFiles) break;
@@ -361,7 +366,6 @@ function rgArgs(pattern: string, row: Row): string[] {
 
 function cliArgs(pattern: string, row: Row): string[] {
   return [
-    CLI,
     "grep",
     ...flags(row),
     "--timeout",
@@ -864,7 +868,7 @@ function besideDaemon(
   rgArgv: readonly string[],
 ): { timing: Record<string, Timing>; daemon: ProcessRun } {
   const commands: Record<string, object> = {
-    daemon: { file: process.execPath, args: daemonArgs, cwd: root, env: setup.daemon },
+    daemon: { file: FRESHFS, args: daemonArgs, cwd: root, env: setup.daemon },
   };
   if (setup.rg)
     commands.rgBesideDaemon = { file: setup.rg, args: rgArgv, cwd: root, env: NO_DAEMON };
@@ -940,7 +944,7 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
   }
   if (ours !== undefined) {
     ops.cli = async () => {
-      last.cli = await runProcess(process.execPath, cliArgs(ours, row), root, setup.rssFile);
+      last.cli = await runProcess(FRESHFS, cliArgs(ours, row), root, setup.rssFile);
       if (last.cli.peakKb !== undefined) peaks.cli.push(last.cli.peakKb);
     };
     ops.cold = async () => {
@@ -961,13 +965,7 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
       const beside = besideDaemon(root, setup, cliArgs(ours, row), rgArgs(row.pattern, row));
       timing = { ...timing, ...beside.timing };
       last.daemon = beside.daemon;
-      const rss = await runProcess(
-        process.execPath,
-        cliArgs(ours, row),
-        root,
-        setup.rssFile,
-        setup.daemon,
-      );
+      const rss = await runProcess(FRESHFS, cliArgs(ours, row), root, setup.rssFile, setup.daemon);
       if (rss.peakKb !== undefined) peaks.daemon.push(rss.peakKb);
     }
   } catch (error) {
@@ -1041,11 +1039,13 @@ corpus: the Linux kernel, Debian's \`linux-source-6.1\` as a git repository (\`b
 built by \`bench/make-linux-corpus.sh\`), searched with rg's defaults there (ignore files
 honoured, hidden files skipped; freshfs given \`hidden: false\`, and its 16 MiB file-size bound
 raised, since rg has none, so that both search the same files). Four ways, each beside rg: **CLI**
-is \`node dist/cli/main.js grep\` spawned as a process, against \`rg -n --no-heading --with-filename\`
+is \`bin/freshfs grep\` (the command npm links) spawned as a process, against \`rg -n --no-heading --with-filename\`
 spawned the same way, their output read in full from a pipe, wall time including each process's
 start, and peak RSS as GNU time's \`%M\` reads it from the kernel (both wrapped in \`/usr/bin/time\`),
-searching in its own process (\`FRESHFS_DAEMON=0\`); **CLI via daemon** is the same command answered
-by a daemon of the benchmark's own (\`freshfs daemon\`, docs/daemon.md), called until its tree is live
+searching in its own process (\`FRESHFS_DAEMON=0\`: the native relay hands the command to Node's
+\`dist/cli/main.js\` at once); **CLI via daemon** is the same command answered through the native
+relay (\`native/relay/relay.c\`, which asks the daemon without starting Node) by a daemon of the
+benchmark's own (\`freshfs daemon\`, docs/daemon.md), called until its tree is live
 and its content index as complete as the library's before it is timed, then timed beside rg
 alone, interleaved run by run, after the other ways (the benchmark's own in-process searches
 would run beside the daemon's otherwise), both started by a small process of their own
@@ -1277,7 +1277,7 @@ function reading(results: readonly RowResult[], context: ReportContext): string[
   );
   const lines = [
     `On the ${literal.length} rows with a literal: the CLI takes ${span(literal.map((r) => ratio(r.timing.cli, r.timing.rg)))} rg's time, Node's start included (target ≤ 1.3×); the library cold ${span(literal.map((r) => ratio(r.timing.cold, r.timing.rg)))} (target ≤ 1.0×).`,
-    `The CLI through a warm daemon takes ${span(literal.map((r) => ratio(r.timing.daemon, r.timing.rgBesideDaemon)))} rg's time on the rows with a literal, Node's start and the client's connection included (target ≤ 0.2×).`,
+    `The CLI through a warm daemon takes ${span(literal.map((r) => ratio(r.timing.daemon, r.timing.rgBesideDaemon)))} rg's time on the rows with a literal, the relay's start and connection included (target ≤ 0.2×).`,
     `Library warm: ${span(indexable.map((r) => ratio(r.timing.warm, r.timing.rg)))} rg's time on the literal, \`-i\`, \`-w\` and alternation rows (target: 10× faster, ≤ 0.10×); ${slower.length === 0 ? "faster than rg on every row" : `slower than rg on ${slower.map((r) => `\`${r.row.label}\``).join(", ")}`} (target: never slower).`,
   ];
   const foldedShort = indexable.filter(

@@ -23,7 +23,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -153,12 +153,8 @@ beforeAll(async () => {
       include: ["examples/*.ts"],
     }),
   );
-  const freshfs = join(project, "bin/freshfs");
-  await writeFile(
-    freshfs,
-    `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, "dist/cli/main.js")}" "$@"\n`,
-  );
-  await chmod(freshfs, 0o755);
+  // As `npm link` makes it: a link to the command the package ships (the relay, then Node).
+  await symlink(join(REPO, "bin/freshfs"), join(project, "bin/freshfs"));
   for (const block of tsExamples) await writeFile(exampleFile(block), block.code);
   if (tsExamples.length > 0) {
     const tsc = spawnSync(
