@@ -21,8 +21,11 @@ export type CandidateQuery =
   | { readonly kind: "none" }
   | { readonly kind: "literal"; readonly text: string }
   | { readonly kind: "and" | "or"; readonly of: readonly CandidateQuery[] }
-  /** The file holds a non-ASCII byte (its NON_ASCII flag). */
-  | { readonly kind: "nonAscii" };
+  /**
+   * The file holds a non-ASCII byte (its NON_ASCII flag); with `then` (ASCII), a non-ASCII
+   * character right before `then`: a UTF-8 continuation byte (0x80-0xBF), then `then`.
+   */
+  | { readonly kind: "nonAscii"; readonly then?: string | undefined };
 
 export interface Consulted {
   /** Indexes (into the paths consulted) of the files to read: candidates, and those unvouched. */
@@ -146,6 +149,25 @@ export class Segment {
    * The units holding every key (16 per word), with its follow bits where the posting keeps
    * them; undefined when one key is absent.
    */
+  /**
+   * The units with a non-ASCII character right before `then`: a character's last UTF-8 byte is
+   * one of the 64 continuation bytes, so one of 64 literals of bytes, each a trigram or more.
+   */
+  #nonAsciiBefore(then: string, exactCase: boolean): Uint16Array {
+    const words = Math.ceil(this.data.units / 16);
+    const out = new Uint16Array(words);
+    const bytes = Buffer.alloc(then.length + 1);
+    bytes.write(then, 1, "latin1");
+    for (let last = 0x80; last <= 0xbf; last++) {
+      bytes[0] = last;
+      const these = this.#withAll(literalKeys(bytes, exactCase));
+      if (these) for (let w = 0; w < words; w++) out[w] = (out[w] as number) | (these[w] as number);
+    }
+    const units = this.#nonAsciiUnits();
+    for (let w = 0; w < words; w++) out[w] = (out[w] as number) & (units[w] as number);
+    return out;
+  }
+
   #withAll(keys: readonly LiteralKey[]): Uint16Array | undefined {
     const words = Math.ceil(this.data.units / 16);
     let out: Uint16Array | undefined;
@@ -203,7 +225,9 @@ export class Segment {
       case "none":
         return new Uint16Array(words);
       case "nonAscii":
-        return this.#nonAsciiUnits();
+        return query.then === undefined
+          ? this.#nonAsciiUnits()
+          : this.#nonAsciiBefore(query.then, exactCase);
       case "literal": {
         const keys = literalKeys(query.text, exactCase);
         if (keys.length === 0) return true;

@@ -66,13 +66,13 @@ export interface LiteralKey {
 }
 
 /**
- * The keys every file holding `literal` (UTF-8) must have, each with the bytes the literal has
+ * The keys every file holding `literal` (a string, as UTF-8, or bytes) must have, each with the bytes the literal has
  * after it; empty when the literal is shorter than three bytes (it narrows nothing). With
  * `exactCase` the literal is to be found as written, and its trigrams in capitals ask for their
  * upper-case keys; without, it is found in any ASCII case.
  */
-export function literalKeys(literal: string, exactCase: boolean): LiteralKey[] {
-  const bytes = Buffer.from(literal, "utf8");
+export function literalKeys(literal: string | Uint8Array, exactCase: boolean): LiteralKey[] {
+  const bytes = typeof literal === "string" ? Buffer.from(literal, "utf8") : literal;
   const keys = new Map<number, { follow: number; capitals: boolean }>();
   for (let i = 2; i < bytes.length; i++) {
     const a = bytes[i - 2] as number;

@@ -113,6 +113,23 @@ describe("the content index", () => {
     expect(rare.lines.length).toBeGreaterThan(6);
   });
 
+  it("reads, of the files with a non-ASCII byte, only those that can hold `\\wAh`'s match", async () => {
+    await warmIndex();
+    const pattern = "\\wAh";
+    const before = await indexed(pattern);
+    // Non-ASCII text, and `Ah` after no word character: files `\wAh` never needs to read.
+    const made = Array.from({ length: 12 }, (_, i) => join(root, `dir0/accents${i}.txt`));
+    for (const [i, file] of made.entries()) writeFileSync(file, `caf\u00e9 ${i} Ah\n`);
+    await indexed(pattern);
+    await waitForContentIndex(root);
+    const after = await indexed(pattern);
+    expect(answer(after)).toEqual(answer(await plain(pattern)));
+    expect(after.lines.map((line) => line.path)).toContain("units.h");
+    expect(after.filesSearched).toBe(before.filesSearched + 12);
+    expect(after.filesRead).toBe(before.filesRead);
+    for (const file of made) rmSync(file);
+  });
+
   it("finds the matches of a large file in its blocks, with their line numbers", async () => {
     await warmIndex();
     const result = await indexed("PM_RESUME", { path: join(root, "big.h") });

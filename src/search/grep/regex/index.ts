@@ -85,10 +85,36 @@ function withAsciiBranch(query: LiteralQuery, root: Node, options: PlanOptions):
   if (ascii.kind === "all" || JSON.stringify(ascii) === JSON.stringify(query)) return query;
   // No match is all ASCII: `requiresNonAscii` says so already.
   if (ascii.kind === "none") return query;
-  const nonAscii: LiteralQuery = { kind: "nonAscii" };
+  const then = textAfterNonAscii(root, new CharSets(options));
+  const nonAscii: LiteralQuery =
+    then === undefined ? { kind: "nonAscii" } : { kind: "nonAscii", then };
   const other: LiteralQuery =
     query.kind === "all" ? nonAscii : { kind: "and", of: [nonAscii, query] };
   return { kind: "or", of: [...(ascii.kind === "or" ? ascii.of : [ascii]), other] };
+}
+
+/**
+ * Where every match of `root` that holds a non-ASCII character holds it right before an ASCII
+ * text of two or more characters, that text (`\\wAh`: `Ah`): `root` is characters, and the
+ * only one that can be non-ASCII is followed by those. The index then asks for a continuation
+ * byte and the text, where it would read every file with a non-ASCII byte.
+ */
+function textAfterNonAscii(root: Node, sets: CharSets): string | undefined {
+  if (root.kind !== "concat") return undefined;
+  let at = -1;
+  for (let i = 0; i < root.items.length; i++) {
+    const item = root.items[i] as Node;
+    if (item.kind !== "atom") return undefined;
+    if (!sets.of(item.atom).nonAscii) continue;
+    if (at !== -1) return undefined;
+    at = i;
+  }
+  let text = "";
+  for (const item of root.items.slice(at + 1)) {
+    if (item.kind !== "atom" || item.atom.kind !== "char" || item.atom.code >= 0x80) break;
+    text += String.fromCharCode(item.atom.code);
+  }
+  return at !== -1 && text.length >= 2 ? text : undefined;
 }
 
 /** Whether a literal of `query` holds one of `letters`. */

@@ -21,9 +21,9 @@ export type LiteralQuery =
   | { readonly kind: "or"; readonly of: readonly LiteralQuery[] }
   /**
    * The text holds a non-ASCII character (planRegex's branch for the matches its literals,
-   * read as ASCII, say nothing of).
+   * read as ASCII, say nothing of), right before `then` (ASCII) when that is given.
    */
-  | { readonly kind: "nonAscii" };
+  | { readonly kind: "nonAscii"; readonly then?: string | undefined };
 
 export const ALL: LiteralQuery = { kind: "all" };
 const NONE: LiteralQuery = { kind: "none" };
@@ -63,7 +63,10 @@ function implies(q: LiteralQuery, r: LiteralQuery): boolean {
   if (r.kind === "and") return r.of.every((sub) => implies(q, sub));
   if (q.kind === "or") return q.of.every((sub) => implies(sub, r));
   if (q.kind === "and") return q.of.some((sub) => implies(sub, r));
-  if (q.kind === "nonAscii" || r.kind === "nonAscii") return q.kind === r.kind;
+  if (q.kind === "nonAscii" || r.kind === "nonAscii") {
+    if (q.kind !== "nonAscii" || r.kind !== "nonAscii") return false;
+    return r.then === undefined || q.then === r.then;
+  }
   if (r.kind === "literal") return q.text.includes(r.text);
   return r.of.some((sub) => implies(q, sub));
 }
