@@ -22,7 +22,8 @@
  *    for byte, and load); the temp file must be swept once a new snapshot is written; and a real
  *    snapshot cut short by hand must be discarded, the answers staying right.
  *
- * The clients run `dist/` (the CLI `node dist/cli/main.js`, the Workspace imported from it): a
+ * The clients run `dist/` (the CLI as `node dist/cli/main.js` and, every other call, as
+ * `bin/freshfs`, the native relay where it runs; the Workspace imported from `dist/`): a
  * daemon of another build is asked to step aside, so a Workspace of the sources and a CLI of the
  * build would replace each other's daemon on every call. Build first (`npm run build`).
  */
@@ -58,6 +59,8 @@ import {
 import { type Change, Churn } from "./freshness.js";
 
 const BIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+/** The command a shell runs: the native relay (Linux x64), which turns to BIN when it must. */
+const COMMAND = fileURLToPath(new URL("../bin/freshfs", import.meta.url));
 
 /** The token, and a word of the same length: a file loses or gains it at the same size. */
 const TOKEN = "KILLTOKEN";
@@ -523,9 +526,11 @@ async function killIn(
     calls++;
     cliCalls++;
     const label = form.args.join(" ");
+    // Every other call through the relay: a kill reaches it mid-call as it reaches Node's client.
+    const relayed = cliCalls % 2 === 0;
     const ran = await runProcess(
-      process.execPath,
-      [BIN, ...form.args],
+      relayed ? COMMAND : process.execPath,
+      relayed ? form.args : [BIN, ...form.args],
       { cwd: root, env: cliEnv(), timeoutMs: options.callTimeoutMs },
       () => {
         if (moment) setTimeout(() => fire("during a CLI call"), 50 + rand() * 100);
