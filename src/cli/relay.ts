@@ -25,7 +25,7 @@ const RELAYED = new Set(["files", "glob", "find", "grep", "why"]);
  * The most output one relayed command keeps (it is held until the command ends, then sent as
  * base64, 4/3 of it): past it, the relay runs Node's `freshfs`, which streams.
  */
-export const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
 export type RelayAnswer =
   /** `frames`: base64 of [stream (1 stdout, 2 stderr), length (u32 little-endian), bytes]... */

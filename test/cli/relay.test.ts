@@ -148,6 +148,27 @@ describe.runIf(relayRuns)("the native relay", () => {
       expect(raw.stderr).toContain("cannot run node");
     });
 
+    it("turns to Node's freshfs for an output over its bound (MAX_OUTPUT_BYTES)", async () => {
+      const line = `hit ${"a".repeat(9_000)}\n`;
+      const big = join(root, "big");
+      mkdirSync(big);
+      // 2 files of 9 MB (under the 16 MiB file-size bound), every line a match: 18 MB printed.
+      for (const name of ["one.txt", "two.txt"]) writeFileSync(join(big, name), line.repeat(1_000));
+      // `big` searched for the first time: asked until the daemon keeps it live.
+      const run = relayed(["grep", "-c", "hit", "big"], root, env);
+      expect(run).toEqual({
+        status: 0,
+        stdout: "big/one.txt:1000\nbig/two.txt:1000\n",
+        stderr: "",
+      });
+      expect(relay(["grep", "hit", "big"], root, noNode)).toEqual({
+        status: 2,
+        stdout: "",
+        stderr: expect.stringContaining("cannot run node"),
+      });
+      rmSync(big, { recursive: true, force: true });
+    });
+
     it("and then Node's freshfs answers: stdin, --no-daemon, a cold tree", () => {
       const args = ["grep", "-f", "-", "src/app.ts"];
       const stdin = relay(args, root, env, "retries\n");
