@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -324,6 +325,10 @@ static int connect_to(const char *path) {
     strcpy(addr.sun_path, path);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) run_node();
+    /* A hung daemon's full backlog blocks connect(2) on a Unix socket for as long as the send
+       timeout allows: CONNECT_TIMEOUT_MS, as Node's client waits. */
+    struct timeval bound = {.tv_sec = CONNECT_TIMEOUT_MS / 1000, .tv_usec = (CONNECT_TIMEOUT_MS % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof bound);
     if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
         /* No daemon (or a stale socket): Node's freshfs answers itself and starts one. */
         run_node();
