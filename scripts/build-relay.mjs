@@ -22,7 +22,9 @@ const out =
     : process.argv[at + 1];
 const digest = createHash("sha256").update(readFileSync(source)).digest("hex");
 mkdirSync(dirname(out), { recursive: true });
-const flags = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", "-s"];
+// Static: no C library to match at run time (a dynamic build needs the glibc it was built
+// against or newer, 2.34 here), and no dynamic loader to start.
+const flags = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", "-s", "-static"];
 execFileSync("cc", [...flags, `-DRELAY_SOURCE_DIGEST="${digest}"`, "-o", out, source], {
   stdio: "inherit",
 });
