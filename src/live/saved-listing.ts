@@ -20,7 +20,11 @@ import type { ScanResult } from "../scan/cache.js";
 import { type EntryType, entryKinds, ScanEntry, type SkippedFile } from "../scan/walk.js";
 import { fingerprint } from "./sources.js";
 
-/** As the content index's snapshots: two seconds covers the coarsest file-system clocks. */
+/**
+ * As the content index's snapshots (`content/snapshot` RACY_NS): two seconds covers the coarsest
+ * file-system clocks. Its own copy: `content/` sits above `live/`, and the index's build thread,
+ * which loads the snapshot module, would load the walker through this one.
+ */
 const RACY_NS = 2_000_000_000n;
 export const SAVED_LISTING_FORMAT = 1;
 

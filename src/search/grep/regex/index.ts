@@ -79,13 +79,18 @@ function unknown(options: PlanOptions): RegexPlan {
  * then holds what the regex read as ASCII requires (`\\wAh`: one of 63 trigrams, where rg's
  * Unicode `\\w` alone allows any `?Ah`), or it holds a non-ASCII character, and then `query`.
  */
-function withAsciiBranch(query: LiteralQuery, root: Node, options: PlanOptions): LiteralQuery {
+function withAsciiBranch(
+  query: LiteralQuery,
+  root: Node,
+  sets: CharSets,
+  options: PlanOptions,
+): LiteralQuery {
   if (!options.unicode || query.kind === "none") return query;
   const ascii = literalQuery(root, new CharSets({ ...options, asciiOnly: true }));
   if (ascii.kind === "all" || JSON.stringify(ascii) === JSON.stringify(query)) return query;
   // No match is all ASCII: `requiresNonAscii` says so already.
   if (ascii.kind === "none") return query;
-  const then = textAfterNonAscii(root, new CharSets(options));
+  const then = textAfterNonAscii(root, sets);
   const nonAscii: LiteralQuery =
     then === undefined ? { kind: "nonAscii" } : { kind: "nonAscii", then };
   const other: LiteralQuery =
@@ -168,7 +173,7 @@ export function planRegex(pattern: string, options: PlanOptions): RegexPlan {
       : parseRegex(pattern, options.unicode);
     if (!options.fixedStrings && !sameGroups(pattern, flags)) return unknown(options);
     const sets = new CharSets(options);
-    const query = withAsciiBranch(literalQuery(root, sets), root, options);
+    const query = withAsciiBranch(literalQuery(root, sets), root, sets, options);
     const found = requiredText(query);
     const required = found !== undefined && found.length >= MIN_REQUIRED ? found : undefined;
     return {
