@@ -1,0 +1,157 @@
+//! freshfs's native search core, loaded by Node as an addon (`prebuilds/linux-x64/
+//! freshfs-core.node`): `search(paths, patterns, options, cancel)` resolves to the records of
+//! every file, read and searched on the core's own threads with ripgrep's searcher and regex
+//! engine. A panic becomes a rejected promise (`INTERNAL`), never a crash of the process.
+
+mod napi;
+mod search;
+
+use napi::*;
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+use std::sync::atomic::AtomicU8;
+use std::time::Duration;
+
+struct Job {
+    paths: Vec<String>,
+    patterns: Vec<String>,
+    options: search::Options,
+    cancel: *const AtomicU8,
+    cancel_ref: napi_ref,
+    deferred: napi_deferred,
+    work: napi_async_work,
+    answer: Result<Vec<u8>, (String, String)>,
+}
+
+unsafe fn strings(env: napi_env, array: napi_value) -> Option<Vec<String>> {
+    let mut len = 0u32;
+    if napi_get_array_length(env, array, &mut len) != NAPI_OK {
+        return None;
+    }
+    let mut out = Vec::with_capacity(len as usize);
+    for i in 0..len {
+        let mut item = ptr::null_mut();
+        if napi_get_element(env, array, i, &mut item) != NAPI_OK {
+            return None;
+        }
+        out.push(string(env, item)?);
+    }
+    Some(out)
+}
+
+/// Options as the caller packs them: f64s in a Buffer (see native.ts).
+unsafe fn options(env: napi_env, value: napi_value) -> Option<search::Options> {
+    let mut data = ptr::null_mut();
+    let mut len = 0usize;
+    if napi_get_buffer_info(env, value, &mut data, &mut len) != NAPI_OK || len < 11 * 8 {
+        return None;
+    }
+    let f = std::slice::from_raw_parts(data as *const u8, len);
+    let at = |i: usize| f64::from_le_bytes(f[i * 8..i * 8 + 8].try_into().unwrap());
+    Some(search::Options {
+        ignore_case: at(0) != 0.0,
+        word: at(1) != 0.0,
+        fixed_strings: at(2) != 0.0,
+        invert: at(3) != 0.0,
+        line_regexp: at(4) != 0.0,
+        max_count: if at(5) < 0.0 { None } else { Some(at(5) as u64) },
+        before: at(6) as usize,
+        after: at(7) as usize,
+        binary: match at(8) as u32 {
+            0 => search::Binary::Skip,
+            1 => search::Binary::Quit,
+            2 => search::Binary::Report,
+            _ => search::Binary::Text,
+        },
+        threads: at(9) as usize,
+        timeout: if at(10) <= 0.0 { None } else { Some(Duration::from_secs_f64(at(10) / 1000.0)) },
+    })
+}
+
+unsafe extern "C" fn execute(_env: napi_env, data: *mut c_void) {
+    let job = &mut *(data as *mut Job);
+    let cancel = &*job.cancel;
+    job.answer = match catch_unwind(AssertUnwindSafe(|| {
+        let matcher = search::matcher(&job.patterns, &job.options)
+            .map_err(|e| ("INVALID_PATTERN".to_string(), e))?;
+        Ok(search::search(&job.paths, &matcher, &job.options, cancel))
+    })) {
+        Ok(answer) => answer,
+        Err(_) => Err(("INTERNAL".to_string(), "the native search core panicked".to_string())),
+    };
+}
+
+unsafe extern "C" fn complete(env: napi_env, _status: napi_status, data: *mut c_void) {
+    let job = Box::from_raw(data as *mut Job);
+    match &job.answer {
+        Ok(bytes) => {
+            let mut buffer = ptr::null_mut();
+            let mut copy = ptr::null_mut();
+            napi_create_buffer_copy(env, bytes.len(), bytes.as_ptr() as *const c_void, &mut copy, &mut buffer);
+            napi_resolve_deferred(env, job.deferred, buffer);
+        }
+        Err((code, message)) => {
+            napi_reject_deferred(env, job.deferred, error(env, code, message));
+        }
+    }
+    napi_delete_reference(env, job.cancel_ref);
+    napi_delete_async_work(env, job.work);
+}
+
+unsafe extern "C" fn search_js(env: napi_env, info: napi_callback_info) -> napi_value {
+    let mut argc = 4usize;
+    let mut argv = [ptr::null_mut(); 4];
+    if napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut()) != NAPI_OK
+        || argc < 4
+    {
+        return throw(env, "search(paths, patterns, options, cancel)");
+    }
+    let (Some(paths), Some(patterns), Some(options)) =
+        (strings(env, argv[0]), strings(env, argv[1]), options(env, argv[2]))
+    else {
+        return throw(env, "search: paths and patterns are lists of strings, options a Buffer");
+    };
+    let mut cancel = ptr::null_mut();
+    let mut cancel_len = 0usize;
+    if napi_get_buffer_info(env, argv[3], &mut cancel, &mut cancel_len) != NAPI_OK || cancel_len < 1 {
+        return throw(env, "search: cancel is a Buffer of one byte");
+    }
+    let mut cancel_ref = ptr::null_mut();
+    napi_create_reference(env, argv[3], 1, &mut cancel_ref);
+    let mut deferred = ptr::null_mut();
+    let mut promise = ptr::null_mut();
+    napi_create_promise(env, &mut deferred, &mut promise);
+    let job = Box::into_raw(Box::new(Job {
+        paths,
+        patterns,
+        options,
+        cancel: cancel as *const AtomicU8,
+        cancel_ref,
+        deferred,
+        work: ptr::null_mut(),
+        answer: Ok(Vec::new()),
+    }));
+    let mut work = ptr::null_mut();
+    napi_create_async_work(
+        env,
+        ptr::null_mut(),
+        js_string(env, "freshfs-core.search"),
+        execute,
+        complete,
+        job as *mut c_void,
+        &mut work,
+    );
+    (*job).work = work;
+    napi_queue_async_work(env, work);
+    promise
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn napi_register_module_v1(env: napi_env, exports: napi_value) -> napi_value {
+    let mut function = ptr::null_mut();
+    let name = b"search\0";
+    napi_create_function(env, name.as_ptr() as *const _, 6, search_js, ptr::null_mut(), &mut function);
+    napi_set_named_property(env, exports, name.as_ptr() as *const _, function);
+    exports
+}
