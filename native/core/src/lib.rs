@@ -1,5 +1,5 @@
 //! freshfs's native search core, loaded by Node as an addon (`prebuilds/linux-x64/
-//! freshfs-core.node`): `search(paths, patterns, options, cancel)` resolves to the records of
+//! freshfs-core.node`): `search(prefix, paths, patterns, options, cancel)` resolves to the records of
 //! every file, read and searched on the core's own threads with ripgrep's searcher and regex
 //! engine. A panic becomes a rejected promise (`INTERNAL`), never a crash of the process.
 
@@ -14,6 +14,7 @@ use std::sync::atomic::AtomicU8;
 use std::time::Duration;
 
 struct Job {
+    prefix: String,
     paths: Vec<String>,
     patterns: Vec<String>,
     options: search::Options,
@@ -44,7 +45,7 @@ unsafe fn strings(env: napi_env, array: napi_value) -> Option<Vec<String>> {
 unsafe fn options(env: napi_env, value: napi_value) -> Option<search::Options> {
     let mut data = ptr::null_mut();
     let mut len = 0usize;
-    if napi_get_buffer_info(env, value, &mut data, &mut len) != NAPI_OK || len < 11 * 8 {
+    if napi_get_buffer_info(env, value, &mut data, &mut len) != NAPI_OK || len < 12 * 8 {
         return None;
     }
     let f = std::slice::from_raw_parts(data as *const u8, len);
@@ -66,6 +67,7 @@ unsafe fn options(env: napi_env, value: napi_value) -> Option<search::Options> {
         },
         threads: at(9) as usize,
         timeout: if at(10) <= 0.0 { None } else { Some(Duration::from_secs_f64(at(10) / 1000.0)) },
+        max_file_size: if at(11) < 0.0 { u64::MAX } else { at(11) as u64 },
     })
 }
 
@@ -75,7 +77,7 @@ unsafe extern "C" fn execute(_env: napi_env, data: *mut c_void) {
     job.answer = match catch_unwind(AssertUnwindSafe(|| {
         let matcher = search::matcher(&job.patterns, &job.options)
             .map_err(|e| ("INVALID_PATTERN".to_string(), e))?;
-        Ok(search::search(&job.paths, &matcher, &job.options, cancel))
+        Ok(search::search(&job.prefix, &job.paths, &matcher, &job.options, cancel))
     })) {
         Ok(answer) => answer,
         Err(_) => Err(("INTERNAL".to_string(), "the native search core panicked".to_string())),
@@ -100,29 +102,33 @@ unsafe extern "C" fn complete(env: napi_env, _status: napi_status, data: *mut c_
 }
 
 unsafe extern "C" fn search_js(env: napi_env, info: napi_callback_info) -> napi_value {
-    let mut argc = 4usize;
-    let mut argv = [ptr::null_mut(); 4];
+    let mut argc = 5usize;
+    let mut argv = [ptr::null_mut(); 5];
     if napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut()) != NAPI_OK
-        || argc < 4
+        || argc < 5
     {
-        return throw(env, "search(paths, patterns, options, cancel)");
+        return throw(env, "search(prefix, paths, patterns, options, cancel)");
     }
-    let (Some(paths), Some(patterns), Some(options)) =
-        (strings(env, argv[0]), strings(env, argv[1]), options(env, argv[2]))
-    else {
-        return throw(env, "search: paths and patterns are lists of strings, options a Buffer");
+    let (Some(prefix), Some(paths), Some(patterns), Some(options)) = (
+        string(env, argv[0]),
+        strings(env, argv[1]),
+        strings(env, argv[2]),
+        options(env, argv[3]),
+    ) else {
+        return throw(env, "search: prefix a string, paths and patterns lists of strings, options a Buffer");
     };
     let mut cancel = ptr::null_mut();
     let mut cancel_len = 0usize;
-    if napi_get_buffer_info(env, argv[3], &mut cancel, &mut cancel_len) != NAPI_OK || cancel_len < 1 {
+    if napi_get_buffer_info(env, argv[4], &mut cancel, &mut cancel_len) != NAPI_OK || cancel_len < 1 {
         return throw(env, "search: cancel is a Buffer of one byte");
     }
     let mut cancel_ref = ptr::null_mut();
-    napi_create_reference(env, argv[3], 1, &mut cancel_ref);
+    napi_create_reference(env, argv[4], 1, &mut cancel_ref);
     let mut deferred = ptr::null_mut();
     let mut promise = ptr::null_mut();
     napi_create_promise(env, &mut deferred, &mut promise);
     let job = Box::into_raw(Box::new(Job {
+        prefix,
         paths,
         patterns,
         options,

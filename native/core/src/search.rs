@@ -8,7 +8,10 @@ use grep_searcher::{
     BinaryDetection, MmapChoice, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkFinish,
     SinkMatch,
 };
+use std::fs::{File, OpenOptions};
 use std::io;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -34,6 +37,8 @@ pub struct Options {
     pub binary: Binary,
     pub threads: usize,
     pub timeout: Option<Duration>,
+    /** A larger file is not read (`too-large`). */
+    pub max_file_size: u64,
 }
 
 /// Record kinds in the answer.
@@ -43,7 +48,34 @@ const AFTER: u8 = 2;
 
 /// File flags in the answer.
 const FLAG_BINARY: u8 = 1;
+/** Not opened or not read: the binary offset field holds the errno. */
 const FLAG_ERROR: u8 = 2;
+/** Over `max_file_size`: the binary offset field holds its size. */
+const FLAG_TOO_LARGE: u8 = 4;
+
+/**
+ * A listed file, opened as the JavaScript workers open it: a link there now is not followed, and
+ * a FIFO swapped in does not block the open (and is not read: it is not a regular file).
+ */
+fn open(path: &str) -> Result<File, i32> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
+}
+
+/**
+ * Whether the open file is under `prefix` (the root and a slash), by the kernel's own name for
+ * it: a directory above it swapped for a link between the walk and the open leads elsewhere.
+ */
+fn opens_inside(file: &File, prefix: &str) -> bool {
+    match std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+        Ok(target) => target.to_str().map_or(false, |t| t.starts_with(prefix)),
+        // No /proc: the check cannot be made, as in the workers.
+        Err(_) => true,
+    }
+}
 
 pub fn matcher(patterns: &[String], options: &Options) -> Result<RegexMatcher, String> {
     let mut builder = RegexMatcherBuilder::new();
@@ -145,12 +177,19 @@ fn searcher(options: &Options) -> Searcher {
         .build()
 }
 
-/// Searches `paths` (in this order in the answer); `cancel` (set to non-zero) stops between
-/// files. The answer: u32 files; per file with records, a match or a flag: u32 index, u8 flags,
-/// u64 binary offset, u64 matching lines, u32 records, then each record: u8 kind, u64 line,
+/// Searches `paths` (relative to `prefix`, the root and a slash; in this order in the answer);
+/// `cancel` (set to non-zero) stops between files. The answer: u32 files; per file with
+/// records, a match or a flag: u32 index, u8 flags, u64 binary offset (or the errno, or the
+/// size: see the flags), u64 matching lines, u32 records, then each record: u8 kind, u64 line,
 /// u64 byte offset, u32 length, the line's bytes. Then u8 1 when stopped early (cancelled or
 /// timed out), else 0.
-pub fn search(paths: &[String], matcher: &RegexMatcher, options: &Options, cancel: &AtomicU8) -> Vec<u8> {
+pub fn search(
+    prefix: &str,
+    paths: &[String],
+    matcher: &RegexMatcher,
+    options: &Options,
+    cancel: &AtomicU8,
+) -> Vec<u8> {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let started = Instant::now();
@@ -180,21 +219,49 @@ pub fn search(paths: &[String], matcher: &RegexMatcher, options: &Options, cance
                         binary: options.binary,
                         stop: &stop,
                     };
-                    let failed = searcher.search_path(matcher, &paths[at], &mut sink).is_err();
-                    if sink.records == 0 && sink.binary_at.is_none() && !failed {
+                    let path = format!("{}{}", prefix, paths[at]);
+                    let mut flags = 0u8;
+                    let mut detail = 0u64;
+                    match open(&path) {
+                        Err(errno) => {
+                            flags |= FLAG_ERROR;
+                            detail = errno as u64;
+                        }
+                        Ok(file) => match file.metadata() {
+                            Err(e) => {
+                                flags |= FLAG_ERROR;
+                                detail = e.raw_os_error().unwrap_or(libc::EIO) as u64;
+                            }
+                            Ok(meta) if !meta.file_type().is_file() => {
+                                flags |= FLAG_ERROR;
+                                detail = libc::EINVAL as u64;
+                            }
+                            Ok(meta) if meta.size() > options.max_file_size => {
+                                flags |= FLAG_TOO_LARGE;
+                                detail = meta.size();
+                            }
+                            Ok(_) => {
+                                if searcher.search_file(matcher, &file, &mut sink).is_err() {
+                                    flags |= FLAG_ERROR;
+                                    detail = libc::EIO as u64;
+                                }
+                                let found = sink.records > 0 || sink.binary_at.is_some();
+                                if found && !opens_inside(&file, prefix) {
+                                    continue;
+                                }
+                            }
+                        },
+                    }
+                    if sink.records == 0 && sink.binary_at.is_none() && flags == 0 {
                         continue;
                     }
                     let mut file = Vec::with_capacity(25 + sink.out.len());
                     file.extend_from_slice(&(at as u32).to_le_bytes());
-                    let mut flags = 0u8;
                     if sink.binary_at.is_some() {
                         flags |= FLAG_BINARY;
                     }
-                    if failed {
-                        flags |= FLAG_ERROR;
-                    }
                     file.push(flags);
-                    file.extend_from_slice(&sink.binary_at.unwrap_or(0).to_le_bytes());
+                    file.extend_from_slice(&sink.binary_at.unwrap_or(detail).to_le_bytes());
                     file.extend_from_slice(&sink.matches.to_le_bytes());
                     file.extend_from_slice(&sink.records.to_le_bytes());
                     file.extend_from_slice(&sink.out);
