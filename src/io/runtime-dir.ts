@@ -16,7 +16,23 @@ export function runtimeDirPath(env: NodeJS.ProcessEnv = process.env): string {
   if (own && isAbsolute(own)) return own;
   const xdg = env.XDG_RUNTIME_DIR;
   if (xdg && isAbsolute(xdg)) return join(xdg, "freshfs");
-  return join(tmpdir(), `freshfs-${process.getuid?.() ?? "user"}`);
+  return userTmpdir();
+}
+
+let lastTmp: { readonly key: string; readonly path: string } | undefined;
+
+/**
+ * `<tmpdir>/freshfs-<uid>`, kept while the variables `os.tmpdir()` reads stay the same: it and
+ * the uid ask the kernel (for the process's credentials, about 7 system calls), and the walk
+ * asks for every directory it enters (a fifth of a listing's time on the Linux tree).
+ */
+function userTmpdir(): string {
+  const env = process.env;
+  const key = `${env.TMPDIR}\0${env.TMP}\0${env.TEMP}`;
+  if (lastTmp?.key !== key) {
+    lastTmp = { key, path: join(tmpdir(), `freshfs-${process.getuid?.() ?? "user"}`) };
+  }
+  return lastTmp.path;
 }
 
 /** What a private directory holds, and the variable that puts it elsewhere: for messages. */

@@ -14,8 +14,8 @@ use std::sync::atomic::AtomicU8;
 use std::time::Duration;
 
 struct Job {
-    prefix: String,
-    paths: Vec<String>,
+    prefix: Vec<u8>,
+    paths: Vec<u8>,
     patterns: Vec<String>,
     options: search::Options,
     cancel: *const AtomicU8,
@@ -41,34 +41,57 @@ unsafe fn strings(env: napi_env, array: napi_value) -> Option<Vec<String>> {
     Some(out)
 }
 
-/// Options as the caller packs them: f64s in a Buffer (see native.ts).
+/// How many f64s the options Buffer holds (see `src/native/core.ts`, `OPTION_SLOTS`).
+const OPTION_SLOTS: usize = 18;
+
+/// Options as the caller packs them: f64s in a Buffer, in the order of `src/native/core.ts`.
 unsafe fn options(env: napi_env, value: napi_value) -> Option<search::Options> {
-    let mut data = ptr::null_mut();
-    let mut len = 0usize;
-    if napi_get_buffer_info(env, value, &mut data, &mut len) != NAPI_OK || len < 12 * 8 {
+    let f = bytes(env, value)?;
+    if f.len() < OPTION_SLOTS * 8 {
         return None;
     }
-    let f = std::slice::from_raw_parts(data as *const u8, len);
     let at = |i: usize| f64::from_le_bytes(f[i * 8..i * 8 + 8].try_into().unwrap());
+    let flag = |i: usize| at(i) != 0.0;
+    let bound = |i: usize| if at(i) < 0.0 { None } else { Some(at(i) as u64) };
     Some(search::Options {
-        ignore_case: at(0) != 0.0,
-        word: at(1) != 0.0,
-        fixed_strings: at(2) != 0.0,
-        invert: at(3) != 0.0,
-        line_regexp: at(4) != 0.0,
-        max_count: if at(5) < 0.0 { None } else { Some(at(5) as u64) },
-        before: at(6) as usize,
-        after: at(7) as usize,
-        binary: match at(8) as u32 {
+        ignore_case: flag(0),
+        smart_case: flag(1),
+        word: flag(2),
+        fixed_strings: flag(3),
+        invert: flag(4),
+        line_regexp: flag(5),
+        max_count: bound(6),
+        before: at(7) as usize,
+        after: at(8) as usize,
+        binary: match at(9) as u32 {
             0 => search::Binary::Skip,
             1 => search::Binary::Quit,
             2 => search::Binary::Report,
             _ => search::Binary::Text,
         },
-        threads: at(9) as usize,
-        timeout: if at(10) <= 0.0 { None } else { Some(Duration::from_secs_f64(at(10) / 1000.0)) },
-        max_file_size: if at(11) < 0.0 { u64::MAX } else { at(11) as u64 },
+        threads: at(10) as usize,
+        timeout: if at(11) <= 0.0 { None } else { Some(Duration::from_secs_f64(at(11) / 1000.0)) },
+        max_file_size: bound(12).unwrap_or(u64::MAX),
+        mode: match at(13) as u32 {
+            0 => search::Mode::Content,
+            1 => search::Mode::FilesWithMatches,
+            _ => search::Mode::Count,
+        },
+        count_matches: flag(14),
+        follow: flag(15),
+        max_answer_bytes: bound(16).map_or(usize::MAX, |b| b as usize),
+        panic: flag(17),
     })
+}
+
+/// A Buffer's bytes, borrowed for as long as the caller holds the Buffer.
+unsafe fn bytes<'a>(env: napi_env, value: napi_value) -> Option<&'a [u8]> {
+    let mut data = ptr::null_mut();
+    let mut len = 0usize;
+    if napi_get_buffer_info(env, value, &mut data, &mut len) != NAPI_OK {
+        return None;
+    }
+    Some(if len == 0 { &[] } else { std::slice::from_raw_parts(data as *const u8, len) })
 }
 
 unsafe extern "C" fn execute(_env: napi_env, data: *mut c_void) {
@@ -77,7 +100,10 @@ unsafe extern "C" fn execute(_env: napi_env, data: *mut c_void) {
     job.answer = match catch_unwind(AssertUnwindSafe(|| {
         let matcher = search::matcher(&job.patterns, &job.options)
             .map_err(|e| ("INVALID_PATTERN".to_string(), e))?;
-        Ok(search::search(&job.prefix, &job.paths, &matcher, &job.options, cancel))
+        search::search(&job.prefix, &job.paths, &matcher, &job.options, cancel).map_err(|errno| {
+            let reason = std::io::Error::from_raw_os_error(errno);
+            ("ROOT".to_string(), format!("the search root cannot be opened: {}", reason))
+        })
     })) {
         Ok(answer) => answer,
         Err(_) => Err(("INTERNAL".to_string(), "the native search core panicked".to_string())),
@@ -110,12 +136,12 @@ unsafe extern "C" fn search_js(env: napi_env, info: napi_callback_info) -> napi_
         return throw(env, "search(prefix, paths, patterns, options, cancel)");
     }
     let (Some(prefix), Some(paths), Some(patterns), Some(options)) = (
-        string(env, argv[0]),
-        strings(env, argv[1]),
+        bytes(env, argv[0]),
+        bytes(env, argv[1]),
         strings(env, argv[2]),
         options(env, argv[3]),
     ) else {
-        return throw(env, "search: prefix a string, paths and patterns lists of strings, options a Buffer");
+        return throw(env, "search: prefix a Buffer, paths a Buffer of NUL-separated names, patterns a list of strings, options a Buffer");
     };
     let mut cancel = ptr::null_mut();
     let mut cancel_len = 0usize;
@@ -128,8 +154,8 @@ unsafe extern "C" fn search_js(env: napi_env, info: napi_callback_info) -> napi_
     let mut promise = ptr::null_mut();
     napi_create_promise(env, &mut deferred, &mut promise);
     let job = Box::into_raw(Box::new(Job {
-        prefix,
-        paths,
+        prefix: prefix.to_vec(),
+        paths: paths.to_vec(),
         patterns,
         options,
         cancel: cancel as *const AtomicU8,
@@ -159,5 +185,8 @@ pub unsafe extern "C" fn napi_register_module_v1(env: napi_env, exports: napi_va
     let name = b"search\0";
     napi_create_function(env, name.as_ptr() as *const _, 6, search_js, ptr::null_mut(), &mut function);
     napi_set_named_property(env, exports, name.as_ptr() as *const _, function);
+    // What the addon was built from (scripts/native-digest.mjs): a test tells a stale build.
+    let digest = option_env!("FRESHFS_CORE_SOURCE_DIGEST").unwrap_or("unknown");
+    napi_set_named_property(env, exports, b"sourceDigest\0".as_ptr() as *const _, js_string(env, digest));
     exports
 }

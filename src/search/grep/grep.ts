@@ -252,6 +252,7 @@ function workerSettings(options: ResolvedGrep, target: Target): WorkerSettings {
   const { pattern } = options;
   return {
     pattern: pattern.planned,
+    rust: pattern.rust,
     fixedStrings: pattern.fixedStrings,
     source: pattern.source,
     flags: pattern.flags,

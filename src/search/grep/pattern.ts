@@ -55,6 +55,21 @@ export interface CompiledPattern {
    * holding either (`FOLDED_ASIDE`) is searched without the literal.
    */
   readonly foldsAside: boolean;
+  /**
+   * The query as rg's syntax gives it (undefined for `syntax: "javascript"` and multiline): the
+   * native search core compiles it with Rust's regex unchanged, rather than this translation.
+   */
+  readonly rust?: RustQuery | undefined;
+}
+
+/** A query in rg's own terms: its patterns as given, and the flags rg's matcher is built with. */
+export interface RustQuery {
+  readonly patterns: readonly string[];
+  readonly fixedStrings: boolean;
+  readonly ignoreCase: boolean;
+  readonly smartCase: boolean;
+  readonly word: boolean;
+  readonly lineRegexp: boolean;
 }
 
 const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/]/g;
@@ -303,6 +318,20 @@ export function compilePattern(
       "The search pattern must be a string or a list of strings.",
     );
   }
+  const compiled = compileAll(patterns, options);
+  if ((options.syntax ?? "rust") !== "rust" || options.multiline) return compiled;
+  const rust: RustQuery = {
+    patterns,
+    fixedStrings: options.fixedStrings,
+    ignoreCase: options.ignoreCase,
+    smartCase: options.smartCase,
+    word: options.word,
+    lineRegexp: options.lineRegexp ?? false,
+  };
+  return { ...compiled, rust };
+}
+
+function compileAll(patterns: readonly string[], options: PatternOptions): CompiledPattern {
   if (patterns.length === 0) return { ...NOTHING, multiline: options.multiline };
   if (patterns.length === 1 && !options.lineRegexp) {
     return compileOne(patterns[0] as string, options);

@@ -8,6 +8,7 @@
  */
 import { FreshfsError } from "../../errors.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
+import { nativeFor, runNative } from "./native.js";
 import { GREP_WORKERS, grepPool, type PooledWorker } from "./pool.js";
 import type { WorkerBatch, WorkerOutcome, WorkerRange, WorkerSettings } from "./worker.js";
 
@@ -141,9 +142,9 @@ let searches = 0;
 let ranges = 0;
 
 /**
- * Searches the feed's files (relative to `settings.root`) in pooled worker threads and hands
- * each outcome to `consume`, in file order (so paging can stop the search early: `consume`
- * returns false).
+ * Searches the feed's files (relative to `settings.root`) on the native core where it can
+ * answer (`nativeFor`), else in pooled worker threads, and hands each outcome to `consume`, in
+ * file order (so paging can stop the search early: `consume` returns false).
  */
 export async function runSearch(
   settings: WorkerSettings,
@@ -153,6 +154,8 @@ export async function runSearch(
   hints: FileHints,
 ): Promise<Scheduled> {
   if (feed.files.length === 0 && feed.complete) return { timedOut: [], partial: false };
+  const core = nativeFor(settings, hints.stretches);
+  if (core) return runNative(core, settings, feed, consume, budget);
   return new ScheduledSearch(settings, feed, consume, budget, hints).run();
 }
 

@@ -24,6 +24,7 @@ import {
 } from "./engine.js";
 import { anyFinder, exactFinder, type Finder, foldedFinder } from "./finder.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
+import type { RustQuery } from "./pattern.js";
 import { planRegex, type RegexPlan } from "./regex/index.js";
 
 /**
@@ -42,6 +43,8 @@ export interface WorkerSettings {
   readonly follow: boolean;
   /** The pattern as given, and whether it is a literal: the worker plans its line prefilter. */
   readonly pattern: string;
+  /** The query in rg's syntax as given, for the native core (undefined: the workers' alone). */
+  readonly rust: RustQuery | undefined;
   readonly fixedStrings: boolean;
   readonly source: string;
   readonly flags: string;
