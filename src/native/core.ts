@@ -3,11 +3,12 @@
  * loaded once from `prebuilds/<platform>-<arch>/freshfs-core.node`, its one call typed, its
  * answers decoded. Where it cannot load (another platform, no prebuild, a Node without N-API 6)
  * grep keeps to its JavaScript workers, after one warning; `FRESHFS_NATIVE=0` keeps it there
- * silently. Depends on `errors` only: the grep layer decides which searches it takes.
+ * silently, and `FRESHFS_NATIVE_ADDON` names another build to load. Depends on `errors` only: the grep layer decides which searches it takes.
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants } from "node:os";
+import { fileURLToPath } from "node:url";
 import { FreshfsError } from "../errors.js";
 
 /** What a search asks of the core: rg's query as given, and how each file is searched. */
@@ -118,7 +119,8 @@ export function nativeCore(): NativeCore | undefined {
 }
 
 function load(): NativeCore | null {
-  const path = PREBUILD.pathname;
+  // Another build of the addon, to try one (the tests name one that is not there).
+  const path = process.env.FRESHFS_NATIVE_ADDON || fileURLToPath(PREBUILD);
   try {
     if (!existsSync(path))
       throw new Error(`no prebuilt core for ${process.platform}-${process.arch}`);
@@ -158,7 +160,7 @@ function packed(request: NativeRequest): Buffer {
     bound(request.maxAnswerBytes),
     request.panic ?? false,
   ];
-  slots.forEach((value, i) => options.writeDoubleLE(Number(value), i * 8));
+  for (const [i, value] of slots.entries()) options.writeDoubleLE(Number(value), i * 8);
   return options;
 }
 

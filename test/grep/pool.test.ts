@@ -11,6 +11,9 @@ import { grepPoolStats } from "../../src/search/grep/pool.js";
 import { rejectsWith } from "../helpers/errors.js";
 import { tempTree } from "../helpers/fs.js";
 
+// What is tested is the pool of JavaScript workers, which the native core does not use.
+process.env.FRESHFS_NATIVE = "0";
+
 const HAS_PROC = existsSync("/proc/self/status");
 
 /** Threads of this process, as the kernel counts them. */

@@ -318,12 +318,14 @@ fn read_into(file: &File, buffer: &mut [u8], mut at: usize) -> io::Result<usize>
 enum Read {
     Whole,
     TooLarge(u64),
+    /// A NUL in its first 8 KiB, where that makes it binary: the rest is not read.
+    Binary,
 }
 
-/// Reads the open file whole into `buffer`: one read for a file under `FIRST_READ`, else its
-/// size measured, bounded, and read (a file growing meanwhile is read to that size, one
+/// Reads the open file whole into `buffer`: one read for a file under `FIRST_READ`, else (with
+/// `probe`, unless its first 8 KiB make it binary) its size measured, bounded, and read (a file growing meanwhile is read to that size, one
 /// truncated to where it ends now).
-fn read(file: &File, max_file_size: u64, buffer: &mut Vec<u8>) -> io::Result<Read> {
+fn read(file: &File, max_file_size: u64, probe: bool, buffer: &mut Vec<u8>) -> io::Result<Read> {
     buffer.clear();
     buffer.reserve(FIRST_READ);
     // SAFETY: u8 has no invalid values; the bytes past what the reads filled are cut off
@@ -344,6 +346,12 @@ fn read(file: &File, max_file_size: u64, buffer: &mut Vec<u8>) -> io::Result<Rea
     if size > max_file_size {
         buffer.clear();
         return Ok(Read::TooLarge(size));
+    }
+    // A UTF-16 text has NULs in its bytes, and is looked at once transcoded.
+    let utf16 = buffer.starts_with(&[0xff, 0xfe]) || buffer.starts_with(&[0xfe, 0xff]);
+    if probe && !utf16 && memchr::memchr(0, &buffer[..BINARY_PROBE.min(first)]).is_some() {
+        buffer.clear();
+        return Ok(Read::Binary);
     }
     let end = (size as usize).max(first);
     buffer.reserve(end - buffer.len());
@@ -490,9 +498,11 @@ fn search_one(
         Ok(file) => file,
         Err(errno) => return Some(Found::flagged(FLAG_ERROR, errno as u64)),
     };
-    let found = match read(&file, options.max_file_size, scratch) {
+    let probe = options.binary == Binary::Skip || options.binary == Binary::Quit;
+    let found = match read(&file, options.max_file_size, probe, scratch) {
         Err(e) => Found::flagged(FLAG_ERROR, e.raw_os_error().unwrap_or(libc::EIO) as u64),
         Ok(Read::TooLarge(size)) => Found::flagged(FLAG_TOO_LARGE, size),
+        Ok(Read::Binary) => Found::flagged(FLAG_BINARY, 0),
         Ok(Read::Whole) => {
             let found = pass.file(searcher, scratch);
             if scratch.capacity() > KEPT_BYTES {

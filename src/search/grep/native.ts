@@ -51,14 +51,19 @@ const ANSWER_BYTES = 32 * 1024 * 1024;
 /**
  * The core, when it can answer this search as the workers would: rg's syntax on single lines,
  * files of a listing read whole (the content index's stretches of large files stay the
- * workers'), and no match positions asked (`-o`, `--column`, `-r`, `--json`).
+ * workers'), and no match positions asked (`-o`, `--column`, `-r`, `--json`). No patterns at
+ * all match nothing, on the workers; a pattern that repeats too much (see `repeated`) runs there
+ * too, and so does one Rust's regex refuses as too large (`NativeRefused`).
  */
 export function nativeFor(
   settings: WorkerSettings,
   stretches: ReadonlyMap<number, unknown>,
 ): NativeCore | undefined {
+  const rust = settings.rust;
   if (
-    settings.rust === undefined ||
+    rust === undefined ||
+    rust.patterns.length === 0 ||
+    (!rust.fixedStrings && rust.patterns.some((one) => repeated(one) > MOST_REPEATED)) ||
     settings.multiline ||
     settings.spans ||
     settings.replace !== undefined ||
@@ -105,26 +110,29 @@ export async function runNative(
         result.partial = true;
         break;
       }
-      const answer = await core.search(
-        {
-          prefix,
-          paths: pathBytes(feed.files, at, end),
-          ...rust,
-          invert: settings.invert,
-          maxCount: settings.maxCount,
-          before: settings.before,
-          after: settings.after,
-          binary: settings.binary,
-          // While the walk lists files on this thread, it keeps a core of its own.
-          threads: feed.complete ? GREP_WORKERS : Math.max(1, GREP_WORKERS - 1),
-          timeoutMs: left,
-          maxFileSize: settings.maxFileSize,
-          mode: settings.mode,
-          countMatches: settings.countMatches,
-          followLinks: settings.followLinks,
-          maxAnswerBytes: ANSWER_BYTES,
-        },
-        cancel,
+      const answer = await refusedAsRefusal(
+        at,
+        core.search(
+          {
+            prefix,
+            paths: pathBytes(feed.files, at, end),
+            ...rust,
+            invert: settings.invert,
+            maxCount: settings.maxCount,
+            before: settings.before,
+            after: settings.after,
+            binary: settings.binary,
+            // While the walk lists files on this thread, it keeps a core of its own.
+            threads: feed.complete ? GREP_WORKERS : Math.max(1, GREP_WORKERS - 1),
+            timeoutMs: left,
+            maxFileSize: settings.maxFileSize,
+            mode: settings.mode,
+            countMatches: settings.countMatches,
+            followLinks: settings.followLinks,
+            maxAnswerBytes: ANSWER_BYTES,
+          },
+          cancel,
+        ),
       );
       for (let i = 0; i < answer.done && !halt.signal.aborted; i++) {
         if (!consume(at + i, answer.outcomes.get(i))) halt.abort();
@@ -141,6 +149,92 @@ export async function runNative(
   }
   if (signal?.aborted) throw new FreshfsError("ABORTED", "The search was aborted.");
   return result;
+}
+
+/**
+ * The most a pattern may repeat itself (`repeated`) to be compiled by the core. Rust's regex
+ * compiles a counted repetition by copying it: `(a{50}){50}` (2,500) took 57 ms to compile,
+ * `(a{100}){100}` 811 ms, and `(a{1000}){1000}` did not finish in a minute (rg 13 hangs on it
+ * too), and a compile cannot be stopped. The workers compile it in V8, and a regex that runs
+ * long on a file is abandoned there.
+ */
+const MOST_REPEATED = 4096;
+
+/**
+ * How many copies of its atoms a pattern's counted repetitions make: the sum over atoms of the
+ * product of the bounds (`{n}`, `{n,}`, `{n,m}`: the larger) around each, nested groups multiplied.
+ * An estimate read from the source (escapes and classes are one atom each).
+ */
+export function repeated(pattern: string): number {
+  /** Per open group: the weight of its contents so far. */
+  const groups: number[] = [0];
+  let last = 0;
+  for (let i = 0; i < pattern.length; ) {
+    const c = pattern[i] as string;
+    if (c === "(") {
+      groups.push(0);
+      last = 0;
+      i++;
+      continue;
+    }
+    if (c === "{") {
+      const m = /^\{(\d+)(?:,(\d*))?\}/.exec(pattern.slice(i));
+      if (m) {
+        const bound = Math.max(Number(m[1]), Number(m[2] || 0));
+        groups[groups.length - 1] = (groups.at(-1) as number) + last * (bound - 1);
+        last *= bound;
+        i += m[0].length;
+        continue;
+      }
+    }
+    if (c === ")") {
+      const inner = groups.length > 1 ? (groups.pop() as number) : 0;
+      groups[groups.length - 1] = (groups.at(-1) as number) + inner;
+      last = inner;
+      i++;
+      continue;
+    }
+    if (c === "\\") i += 2;
+    else if (c === "[") i = classEnd(pattern, i);
+    else i++;
+    last = 1;
+    groups[groups.length - 1] = (groups.at(-1) as number) + 1;
+  }
+  while (groups.length > 1) {
+    const inner = groups.pop() as number;
+    groups[groups.length - 1] = (groups.at(-1) as number) + inner;
+  }
+  return groups[0] as number;
+}
+
+/** The end of the class opening at `i` (after its `]`), nested classes included. */
+function classEnd(pattern: string, i: number): number {
+  let depth = 0;
+  for (let j = i; j < pattern.length; j++) {
+    const c = pattern[j];
+    if (c === "\\") j++;
+    else if (c === "[" && !(j === i + 1 && pattern[i + 1] === "]")) depth++;
+    else if (c === "]" && j > i + 1 + (pattern[i + 1] === "^" ? 1 : 0) && --depth === 0)
+      return j + 1;
+  }
+  return pattern.length;
+}
+
+/**
+ * The core refused the pattern (Rust's regex found it too large to compile, where V8 did not)
+ * before any outcome was consumed: the workers search instead.
+ */
+export class NativeRefused extends Error {}
+
+async function refusedAsRefusal<T>(at: number, searching: Promise<T>): Promise<T> {
+  try {
+    return await searching;
+  } catch (error) {
+    if (at === 0 && (error as { code?: string }).code === "INVALID_PATTERN") {
+      throw new NativeRefused((error as Error).message);
+    }
+    throw error;
+  }
 }
 
 /** Files `from` to `end` as the core takes them: NUL-separated bytes, names as on disk. */

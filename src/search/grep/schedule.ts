@@ -8,7 +8,7 @@
  */
 import { FreshfsError } from "../../errors.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
-import { nativeFor, runNative } from "./native.js";
+import { NativeRefused, nativeFor, runNative } from "./native.js";
 import { GREP_WORKERS, grepPool, type PooledWorker } from "./pool.js";
 import type { WorkerBatch, WorkerOutcome, WorkerRange, WorkerSettings } from "./worker.js";
 
@@ -155,7 +155,13 @@ export async function runSearch(
 ): Promise<Scheduled> {
   if (feed.files.length === 0 && feed.complete) return { timedOut: [], partial: false };
   const core = nativeFor(settings, hints.stretches);
-  if (core) return runNative(core, settings, feed, consume, budget);
+  if (core) {
+    try {
+      return await runNative(core, settings, feed, consume, budget);
+    } catch (error) {
+      if (!(error instanceof NativeRefused)) throw error;
+    }
+  }
   return new ScheduledSearch(settings, feed, consume, budget, hints).run();
 }
 
