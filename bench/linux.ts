@@ -38,6 +38,7 @@ import {
   times,
 } from "./lib/measure.js";
 import { peer } from "./lib/peers.js";
+import { loadPiNatives, type PiGrep } from "./lib/pi-natives.js";
 import type { SuiteResult } from "./lib/report.js";
 
 export interface LinuxBenchOptions {
@@ -695,10 +696,12 @@ interface RowResult {
   /** Why freshfs rejected the pattern (then only rg is measured). */
   readonly rejected: string | undefined;
   /** Per way, and rg's: beside the first three (`rg`) and beside the daemon (`rgBesideDaemon`). */
-  readonly timing: Partial<Record<Way | "rg" | "rgBesideDaemon", Timing>>;
+  readonly timing: Partial<Record<Way | "pi" | "rg" | "rgBesideDaemon", Timing>>;
   /** Peak RSS over the row's runs (warm-up included), KiB. */
   readonly peakKb: Partial<Record<"cli" | "daemon" | "rg", number>>;
   readonly checks: Partial<Record<Way, Check>>;
+  /** pi-natives' lines against rg's (a peer's, so apart from freshfs's ways). */
+  readonly piCheck: Check | undefined;
   readonly freshness: string | undefined;
   readonly filesSearched: number | undefined;
   /** Files the last warm run read (the rest the content index ruled out). */
@@ -762,11 +765,18 @@ async function measure(
     `the daemon's tree is ${daemonWarm.status ?? "not kept"} after ${daemonWarm.calls} CLI call(s), ${(daemonWarm.ms / 1000).toFixed(1)} s`,
   );
 
+  // The seed's own core, in this process as the library is: not in the quick run (it is a
+  // download of 180 MB).
+  const loaded = options.quick ? { missing: "not in the quick run" } : await loadPiNatives();
+  const pi = "grep" in loaded ? loaded.grep : undefined;
+  progress(
+    "grep" in loaded ? `pi-natives ${loaded.version} loaded` : `pi-natives: ${loaded.missing}`,
+  );
   const results: RowResult[] = [];
   try {
     for (const row of ROWS) {
       progress(`${row.label}…`);
-      const setup = { rg: rg.command, rssFile, runs, cold, warm, daemon };
+      const setup = { rg: rg.command, rssFile, runs, cold, warm, daemon, pi };
       results.push(await measureRow(row, root, setup));
     }
   } finally {
@@ -799,6 +809,7 @@ async function measure(
       microseconds: r.timing,
       peakKb: r.peakKb,
       checks: r.checks,
+      piCheck: r.piCheck,
       freshness: r.freshness,
       filesSearched: r.filesSearched,
       warmFilesRead: r.warmFilesRead,
@@ -818,6 +829,7 @@ async function measure(
     indexWaitMs,
     index,
     edits,
+    pi: "grep" in loaded ? `pi-natives ${loaded.version}` : undefined,
   });
 }
 
@@ -919,6 +931,8 @@ interface RowSetup {
   readonly warm: lib.GrepOptions;
   /** The environment of the CLI via daemon. */
   readonly daemon: NodeJS.ProcessEnv;
+  /** pi-natives' grep, where it loaded. */
+  readonly pi: PiGrep | undefined;
 }
 
 async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowResult> {
@@ -932,6 +946,7 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
     daemon?: ProcessRun;
     cold?: lib.GrepResult;
     warm?: lib.GrepResult;
+    pi?: string[];
   } = {};
   const peaks: { rg: number[]; cli: number[]; daemon: number[] } = { rg: [], cli: [], daemon: [] };
   const ops: Record<string, () => Promise<unknown>> = {};
@@ -952,6 +967,12 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
     };
     ops.warm = async () => {
       last.warm = await lib.grep(ours, { ...setup.warm, ...flagged });
+    };
+  }
+  const pi = setup.pi;
+  if (pi !== undefined) {
+    ops.pi = async () => {
+      last.pi = await pi(root, row.pattern, flagged);
     };
   }
   let timing: Record<string, Timing>;
@@ -977,6 +998,7 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
       timing: {},
       peakKb: {},
       checks: {},
+      piCheck: undefined,
       freshness: undefined,
       filesSearched: undefined,
       warmFilesRead: undefined,
@@ -985,6 +1007,7 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
   }
 
   const checks: Partial<Record<Way, Check>> = {};
+  let piCheck: Check | undefined;
   if (rg !== undefined && last.rg !== undefined) {
     const reference = printedLines(last.rg.stdout);
     const where = (way: Way) => `${row.label}, ${WAY_NAMES[way]}`;
@@ -1009,6 +1032,9 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
         where("warm"),
       );
     }
+    if (last.pi) {
+      piCheck = compare(reference, new Set(last.pi), [], `${row.label}, pi-natives`);
+    }
   }
   const peak = (values: number[]) => (values.length === 0 ? undefined : Math.max(...values));
   const peakKb: RowResult["peakKb"] = {};
@@ -1024,6 +1050,7 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
     timing,
     peakKb,
     checks,
+    piCheck,
     freshness: last.warm?.freshness,
     filesSearched: last.cold?.filesSearched,
     warmFilesRead: last.warm?.filesRead,
@@ -1053,9 +1080,13 @@ would run beside the daemon's otherwise), both started by a small process of the
 hundred MB, tens of ms that a 100 ms command cannot hide), the client's peak RSS from one more
 run under GNU time;
 **library cold** is \`grep()\` in the benchmark's process with \`cache: false\` (the listing walked
-every call, as the first grep of a tree in a long-lived process); **library warm** is \`grep()\`
+every call, as the first grep of a tree in a long-lived process; the files searched on the native
+core, \`native/core\`, as the CLI's are); **library warm** is \`grep()\`
 with \`cache: true, watch: true\`, the live tree, warmed up before it is timed (and the content
-index waited for). rg, the CLI and the library's two ways are run interleaved run by run
+index waited for); **pi-natives** is the seed's own core (\`@oh-my-pi/pi-natives\`, its \`grep\`,
+the pinned release installed on demand into \`bench/.pi-natives\` by \`bench/lib/pi-natives.ts\`)
+called in the benchmark's process, given \`hidden: false\` as rg's defaults are. rg, the CLI, the
+library's two ways and pi-natives are run interleaved run by run
 (one untimed warm-up each first); the figures are medians. Output: each way's matching lines, as
 \`path:line:text\` sets, against rg's, every way given rg's own pattern (freshfs reads rg's regex
 syntax, Unicode \`\\w\` and \`\\p{Greek}\` included). After the warm runs: what the content index holds
@@ -1078,6 +1109,8 @@ interface ReportContext {
   readonly indexWaitMs: number;
   readonly index: IndexSummary | undefined;
   readonly edits: EditResult | undefined;
+  /** pi-natives' name and version, where it ran. */
+  readonly pi: string | undefined;
 }
 
 /** Two decimals, or three significant digits under a second (the quick tree's searches). */
@@ -1116,8 +1149,8 @@ function patternCell(result: RowResult): string {
 
 function report(results: readonly RowResult[], context: ReportContext): SuiteResult {
   const out: string[] = [
-    `| pattern | rg (s) | CLI (s) | CLI ÷ rg | CLI via daemon (s) | via daemon ÷ rg | library cold (s) | cold ÷ rg | library warm (s) | warm ÷ rg | peak RSS: CLI / via daemon / rg | output (CLI, via daemon, cold, warm) |`,
-    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    `| pattern | rg (s) | CLI (s) | CLI ÷ rg | CLI via daemon (s) | via daemon ÷ rg | library cold (s) | cold ÷ rg | library warm (s) | warm ÷ rg | pi-natives (s) | pi ÷ rg | peak RSS: CLI / via daemon / rg | output (CLI, via daemon, cold, warm) | pi-natives' output |`,
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   const groups: BarGroup[] = [];
   for (const result of results) {
@@ -1127,7 +1160,7 @@ function report(results: readonly RowResult[], context: ReportContext): SuiteRes
       ? `${mb(peaks.cli)} / ${mb(peaks.daemon)} / ${mb(peaks.rg)}`
       : "not measured";
     out.push(
-      `| ${cell(patternCell(result))} | ${seconds(t.rg)} | ${seconds(t.cli)} | ${shownRatio(ratio(t.cli, t.rg), false)} | ${seconds(t.daemon)} | ${shownRatio(ratio(t.daemon, t.rgBesideDaemon), true)} | ${seconds(t.cold)} | ${shownRatio(ratio(t.cold, t.rg), false)} | ${seconds(t.warm)} | ${shownRatio(ratio(t.warm, t.rg), true)} | ${rss} | ${cell(outputCell(result))} |`,
+      `| ${cell(patternCell(result))} | ${seconds(t.rg)} | ${seconds(t.cli)} | ${shownRatio(ratio(t.cli, t.rg), false)} | ${seconds(t.daemon)} | ${shownRatio(ratio(t.daemon, t.rgBesideDaemon), true)} | ${seconds(t.cold)} | ${shownRatio(ratio(t.cold, t.rg), false)} | ${seconds(t.warm)} | ${shownRatio(ratio(t.warm, t.rg), true)} | ${seconds(t.pi)} | ${shownRatio(ratio(t.pi, t.rg), false)} | ${rss} | ${cell(outputCell(result))} | ${result.piCheck ? cell(verdict(result.piCheck)) : "—"} |`,
     );
     groups.push({
       label: result.row.label,
@@ -1136,6 +1169,9 @@ function report(results: readonly RowResult[], context: ReportContext): SuiteRes
         { label: "freshfs library, cold", kind: "freshfs", timing: t.cold },
         { label: "freshfs CLI via daemon", kind: "freshfs", timing: t.daemon },
         { label: "freshfs CLI (process)", kind: "freshfs", timing: t.cli },
+        ...(t.pi
+          ? [{ label: "pi-natives (in process)", kind: "peer" as const, timing: t.pi }]
+          : []),
         { label: "rg (process)", kind: "peer", timing: t.rg },
       ],
     });
@@ -1276,7 +1312,7 @@ function reading(results: readonly RowResult[], context: ReportContext): string[
     }),
   );
   const lines = [
-    `On the ${literal.length} rows with a literal: the CLI takes ${span(literal.map((r) => ratio(r.timing.cli, r.timing.rg)))} rg's time, Node's start included (target ≤ 1.3×); the library cold ${span(literal.map((r) => ratio(r.timing.cold, r.timing.rg)))} (target ≤ 1.0×).`,
+    `The CLI (its own process, no daemon) takes ${span(results.map((r) => ratio(r.timing.cli, r.timing.rg)))} rg's time, Node's start included (target ≤ 1.2×); the library cold ${span(results.map((r) => ratio(r.timing.cold, r.timing.rg)))} (target ≤ 0.9× on every row, the seed's own core's figure)${context.pi ? `; ${context.pi} in this process ${span(results.map((r) => ratio(r.timing.pi, r.timing.rg)))}` : ""}.`,
     `The CLI through a warm daemon takes ${span(literal.map((r) => ratio(r.timing.daemon, r.timing.rgBesideDaemon)))} rg's time on the rows with a literal, the relay's start and connection included (target ≤ 0.2×).`,
     `Library warm: ${span(indexable.map((r) => ratio(r.timing.warm, r.timing.rg)))} rg's time on the literal, \`-i\`, \`-w\` and alternation rows (target: 10× faster, ≤ 0.10×); ${slower.length === 0 ? "faster than rg on every row" : `slower than rg on ${slower.map((r) => `\`${r.row.label}\``).join(", ")}`} (target: never slower).`,
   ];
