@@ -271,6 +271,7 @@ describe("the daemon's own life", () => {
     try {
       cpSync(join(REPO, "dist"), join(copy, "dist"), { recursive: true });
       cpSync(join(REPO, "package.json"), join(copy, "package.json"));
+      cpSync(join(REPO, "prebuilds"), join(copy, "prebuilds"), { recursive: true });
       cpSync(join(REPO, "node_modules"), join(copy, "node_modules"), {
         recursive: true,
         dereference: false,
