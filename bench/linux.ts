@@ -971,8 +971,10 @@ async function measureRow(row: Row, root: string, setup: RowSetup): Promise<RowR
   }
   const pi = setup.pi;
   if (pi !== undefined) {
+    // Its walk does not enter a root that is a link (bench/.linux may be one).
+    const real = realpathSync(root);
     ops.pi = async () => {
-      last.pi = await pi(root, row.pattern, flagged);
+      last.pi = await pi(real, row.pattern, flagged);
     };
   }
   let timing: Record<string, Timing>;

@@ -8,12 +8,14 @@
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { closeSync, ftruncateSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sourceDigest } from "../../scripts/native-digest.mjs";
 import { type GrepOptions, grep } from "../../src/index.js";
 import { type NativeRequest, nativeCore } from "../../src/native/core.js";
 import { repeated } from "../../src/search/grep/native.js";
+import { GREP_WORKERS } from "../../src/search/grep/pool.js";
 import { tempTree } from "../helpers/fs.js";
 
 const core = nativeCore();
@@ -280,6 +282,46 @@ onCore("hostile input", () => {
     expect(answer?.outcomes.size).toBe(answer?.done);
     const result = await grep("needle", { path: root, outputMode: "count" });
     expect(result.counts?.length).toBe(50);
+  });
+});
+
+onCore("many searches at once", () => {
+  it("take turns: 300 greps run on the threads of one, and leave libuv's pool to the rest of the process", async () => {
+    const root = await tempTree(
+      Object.fromEntries(
+        Array.from({ length: 200 }, (_, i) => [`f${i}.txt`, "needle\n".repeat(50)]),
+      ),
+    );
+    const threads = () =>
+      Number(/^Threads:\s+(\d+)/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1]);
+    // libuv's pool is started, and the core's first search is done, before counting.
+    await stat(root);
+    await grep("needle", { path: root });
+    const before = threads();
+    let most = before;
+    const sample = setInterval(() => {
+      most = Math.max(most, threads());
+    }, 1);
+    let finished = 0;
+    try {
+      const searches = Array.from({ length: 300 }, () =>
+        grep("needle", { path: root, outputMode: "count" }).then((result) => {
+          finished++;
+          return result;
+        }),
+      );
+      // A file system call made now is not queued behind the searches' batches.
+      await stat(root);
+      expect(finished).toBeLessThan(150);
+      const results = await Promise.all(searches);
+      for (const result of results) expect(result.counts).toHaveLength(200);
+    } finally {
+      clearInterval(sample);
+    }
+    // A batch's threads are joined before the next batch starts its own, but the kernel counts a
+    // joined thread for a moment after: two batches' threads at most (libuv alone would let 4
+    // searches run at once, 4 batches' threads).
+    expect(most - before).toBeLessThanOrEqual(2 * GREP_WORKERS);
   });
 });
 

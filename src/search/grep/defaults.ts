@@ -14,3 +14,6 @@ export const GREP_DEFAULT_TIMEOUT_MS = 60_000;
 export const GREP_DEFAULT_MAX_COLUMNS = 500;
 /** grep's default `fileTimeoutMs`: a file the regex runs on longer is abandoned, and named. */
 export const GREP_DEFAULT_FILE_TIMEOUT_MS = 5000;
+
+/** Node clamps a longer timer to 1 ms: a deadline further away than this is no deadline. */
+export const LONGEST_TIMER_MS = 2 ** 31 - 1;

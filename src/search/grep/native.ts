@@ -7,7 +7,8 @@
  */
 import { FreshfsError } from "../../errors.js";
 import { encodeName, hasEscapedBytes } from "../../io/bytes.js";
-import { type NativeCore, nativeCore } from "../../native/core.js";
+import { type NativeAnswer, type NativeCore, nativeCore } from "../../native/core.js";
+import { LONGEST_TIMER_MS } from "./defaults.js";
 import { rootPrefix } from "./inside.js";
 import { GREP_WORKERS } from "./pool.js";
 import type { WorkerOutcome, WorkerSettings } from "./worker.js";
@@ -47,7 +48,6 @@ const READY = 256;
 const WALKING_BATCH = 4096;
 /** The bytes of lines one answer holds at most: the core stops there, and is asked again. */
 const ANSWER_BYTES = 32 * 1024 * 1024;
-
 /**
  * The core, when it can answer this search as the workers would: rg's syntax on single lines,
  * files of a listing read whole (the content index's stretches of large files stay the
@@ -55,6 +55,46 @@ const ANSWER_BYTES = 32 * 1024 * 1024;
  * all match nothing, on the workers; a pattern that repeats too much (see `repeated`) runs there
  * too, and so does one Rust's regex refuses as too large (`NativeRefused`).
  */
+/**
+ * Batches take turns, one at a time in the process, first come first served: each runs on
+ * `GREP_WORKERS` threads of the core's and holds one thread of libuv's pool (4, which file
+ * reads of the whole process share) while it runs. 300 concurrent greps then use as many threads
+ * as one, and a long search lets a short one in between its batches.
+ */
+class Turns {
+  #busy = false;
+  readonly #waiting: (() => void)[] = [];
+
+  /** Resolves true once it is this caller's turn; false if `signal` fires first. */
+  take(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    if (!this.#busy) {
+      this.#busy = true;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const turn = () => {
+        signal.removeEventListener("abort", gaveUp);
+        resolve(true);
+      };
+      const gaveUp = () => {
+        this.#waiting.splice(this.#waiting.indexOf(turn), 1);
+        resolve(false);
+      };
+      signal.addEventListener("abort", gaveUp, { once: true });
+      this.#waiting.push(turn);
+    });
+  }
+
+  give(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#busy = false;
+  }
+}
+
+const turns = new Turns();
+
 export function nativeFor(
   settings: WorkerSettings,
   stretches: ReadonlyMap<number, unknown>,
@@ -92,8 +132,16 @@ export async function runNative(
   };
   const { signal, timeoutMs } = budget;
   signal?.addEventListener("abort", stop, { once: true });
+  // The deadline counts a wait for a turn too.
+  const deadline =
+    timeoutMs <= LONGEST_TIMER_MS
+      ? setTimeout(() => {
+          result.partial = true;
+          stop();
+        }, timeoutMs)
+      : undefined;
   const started = performance.now();
-  const prefix = Buffer.from(rootPrefix(settings.root), "utf8");
+  const prefix = encodeName(rootPrefix(settings.root));
   let at = 0;
   let batch = FIRST_BATCH;
   try {
@@ -110,30 +158,36 @@ export async function runNative(
         result.partial = true;
         break;
       }
-      const answer = await refusedAsRefusal(
-        at,
-        core.search(
-          {
-            prefix,
-            paths: pathBytes(feed.files, at, end),
-            ...rust,
-            invert: settings.invert,
-            maxCount: settings.maxCount,
-            before: settings.before,
-            after: settings.after,
-            binary: settings.binary,
-            // While the walk lists files on this thread, it keeps a core of its own.
-            threads: feed.complete ? GREP_WORKERS : Math.max(1, GREP_WORKERS - 1),
-            timeoutMs: left,
-            maxFileSize: settings.maxFileSize,
-            mode: settings.mode,
-            countMatches: settings.countMatches,
-            followLinks: settings.followLinks,
-            maxAnswerBytes: ANSWER_BYTES,
-          },
-          cancel,
-        ),
-      );
+      if (!(await turns.take(halt.signal))) break;
+      let answer: NativeAnswer;
+      try {
+        answer = await refusedAsRefusal(
+          at,
+          core.search(
+            {
+              prefix,
+              paths: pathBytes(feed.files, at, end),
+              ...rust,
+              invert: settings.invert,
+              maxCount: settings.maxCount,
+              before: settings.before,
+              after: settings.after,
+              binary: settings.binary,
+              // While the walk lists files on this thread, it keeps a core of its own.
+              threads: feed.complete ? GREP_WORKERS : Math.max(1, GREP_WORKERS - 1),
+              timeoutMs: left,
+              maxFileSize: settings.maxFileSize,
+              mode: settings.mode,
+              countMatches: settings.countMatches,
+              followLinks: settings.followLinks,
+              maxAnswerBytes: ANSWER_BYTES,
+            },
+            cancel,
+          ),
+        );
+      } finally {
+        turns.give();
+      }
       for (let i = 0; i < answer.done && !halt.signal.aborted; i++) {
         if (!consume(at + i, answer.outcomes.get(i))) halt.abort();
       }
@@ -145,6 +199,7 @@ export async function runNative(
       batch = Math.min(feed.complete ? LARGEST_BATCH : WALKING_BATCH, batch * 2);
     }
   } finally {
+    clearTimeout(deadline);
     signal?.removeEventListener("abort", stop);
   }
   if (signal?.aborted) throw new FreshfsError("ABORTED", "The search was aborted.");

@@ -7,6 +7,7 @@
  * `pool`, `inside` and the worker's message types.
  */
 import { FreshfsError } from "../../errors.js";
+import { LONGEST_TIMER_MS } from "./defaults.js";
 import { opensInside, PROC_FD, rootPrefix } from "./inside.js";
 import { NativeRefused, nativeFor, runNative } from "./native.js";
 import { GREP_WORKERS, grepPool, type PooledWorker } from "./pool.js";
@@ -40,9 +41,6 @@ function rangeFor(files: number): number {
 function workerCount(files: number, range: number): number {
   return Math.max(1, Math.min(GREP_WORKERS, Math.ceil(files / range)));
 }
-
-// Node clamps a longer timer to 1 ms: a deadline further away than this is no deadline.
-const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The files a search goes through: all known at the start, or appended while a walk lists
