@@ -142,65 +142,99 @@ export async function runNative(
       : undefined;
   const started = performance.now();
   const prefix = encodeName(rootPrefix(settings.root));
-  let at = 0;
+  const request = (at: number, end: number, left: number) =>
+    core.search(
+      {
+        prefix,
+        paths: pathBytes(feed.files, at, end),
+        ...rust,
+        invert: settings.invert,
+        maxCount: settings.maxCount,
+        before: settings.before,
+        after: settings.after,
+        binary: settings.binary,
+        // While the walk lists files on this thread, it keeps a core of its own.
+        threads: feed.complete ? GREP_WORKERS : Math.max(1, GREP_WORKERS - 1),
+        timeoutMs: left,
+        maxFileSize: settings.maxFileSize,
+        mode: settings.mode,
+        countMatches: settings.countMatches,
+        followLinks: settings.followLinks,
+        maxAnswerBytes: ANSWER_BYTES,
+      },
+      cancel,
+    );
+  /**
+   * Batches sent and not yet consumed, in feed order. While the walk lists files, a second is
+   * sent behind the first: the walk holds this thread for slices of up to 10 ms, and the core
+   * would wait that long for its next batch after each one.
+   */
+  const inflight: { at: number; end: number; answer: Promise<NativeAnswer> }[] = [];
+  let holding = false;
+  let cut = 0;
   let batch = FIRST_BATCH;
   try {
     while (!halt.signal.aborted) {
-      // While the walk runs, a batch starts with what is listed, so the core is never idle.
-      const ready = at === 0 ? FIRST_BATCH : READY;
-      while (!feed.complete && feed.files.length - at < ready && !halt.signal.aborted) {
+      const depth = feed.complete ? 1 : 2;
+      const ready = feed.files.length - cut;
+      const enough = ready >= (cut === 0 ? FIRST_BATCH : READY) || (feed.complete && ready > 0);
+      if (inflight.length < depth && enough) {
+        const left = timeoutMs - (performance.now() - started);
+        if (left <= 0) {
+          result.partial = true;
+          break;
+        }
+        if (!holding) {
+          if (!(await turns.take(halt.signal))) break;
+          holding = true;
+        }
+        const end = Math.min(feed.files.length, cut + batch);
+        const answer = refusedAsRefusal(cut, request(cut, end, left));
+        // Awaited in turn below; a rejection meanwhile must not go unhandled.
+        answer.catch(() => undefined);
+        inflight.push({ at: cut, end, answer });
+        cut = end;
+        batch = Math.min(feed.complete ? LARGEST_BATCH : WALKING_BATCH, batch * 2);
+        continue;
+      }
+      const head = inflight[0];
+      if (!head) {
+        if (feed.complete) break;
         await feed.next(halt.signal);
+        continue;
       }
-      const end = Math.min(feed.files.length, at + batch);
-      if (end === at || halt.signal.aborted) break;
-      const left = timeoutMs - (performance.now() - started);
-      if (left <= 0) {
-        result.partial = true;
-        break;
+      // The feed may fill a second batch before the first is answered.
+      if (inflight.length < depth && !feed.complete) {
+        const grew = feed.next(halt.signal).then(() => undefined);
+        if ((await Promise.race([head.answer, grew])) === undefined) continue;
       }
-      if (!(await turns.take(halt.signal))) break;
-      let answer: NativeAnswer;
-      try {
-        answer = await refusedAsRefusal(
-          at,
-          core.search(
-            {
-              prefix,
-              paths: pathBytes(feed.files, at, end),
-              ...rust,
-              invert: settings.invert,
-              maxCount: settings.maxCount,
-              before: settings.before,
-              after: settings.after,
-              binary: settings.binary,
-              // While the walk lists files on this thread, it keeps a core of its own.
-              threads: feed.complete ? GREP_WORKERS : Math.max(1, GREP_WORKERS - 1),
-              timeoutMs: left,
-              maxFileSize: settings.maxFileSize,
-              mode: settings.mode,
-              countMatches: settings.countMatches,
-              followLinks: settings.followLinks,
-              maxAnswerBytes: ANSWER_BYTES,
-            },
-            cancel,
-          ),
-        );
-      } finally {
+      const answer = await head.answer;
+      inflight.shift();
+      if (inflight.length === 0) {
         turns.give();
+        holding = false;
       }
       for (let i = 0; i < answer.done && !halt.signal.aborted; i++) {
-        if (!consume(at + i, answer.outcomes.get(i))) halt.abort();
+        if (!consume(head.at + i, answer.outcomes.get(i))) halt.abort();
       }
-      at += answer.done;
       if (answer.stopped) {
         if (!signal?.aborted) result.partial = true;
         break;
       }
-      batch = Math.min(feed.complete ? LARGEST_BATCH : WALKING_BATCH, batch * 2);
+      if (answer.done < head.end - head.at) {
+        // The answer's bound stopped it: the batches behind it begin too late, and are sent again.
+        await Promise.allSettled(inflight.splice(0).map((one) => one.answer));
+        cut = head.at + answer.done;
+      }
     }
   } finally {
     clearTimeout(deadline);
     signal?.removeEventListener("abort", stop);
+    if (inflight.length > 0) {
+      cancel[0] = 1;
+      await Promise.allSettled(inflight.map((one) => one.answer));
+    }
+    if (holding) turns.give();
   }
   if (signal?.aborted) throw new FreshfsError("ABORTED", "The search was aborted.");
   return result;
