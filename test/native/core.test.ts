@@ -141,6 +141,8 @@ onCore("grep on the core answers as on the workers", () => {
     ["-a", "PM_RESUME", { text: true }],
     ["a size bound", "PM_RESUME", { maxFileSize: 1000 }],
     ["an empty match", "^", { outputMode: "count" }],
+    // On the workers (a word boundary), with the same answer.
+    ["a word boundary", "\\bPM_RESUME\\b", {}],
   ];
   it.each(cases)("%s", async (_name, pattern, options) => {
     const root = await tree();
