@@ -340,7 +340,11 @@ describe("where the addon cannot load", () => {
         env: { ...process.env, ...env },
         encoding: "utf8",
       });
-    const missing = run({ FRESHFS_NATIVE_ADDON: join(import.meta.dirname, "no-such-addon.node") });
+    // FRESHFS_NATIVE set to anything but 0 (the suite may run with it 0): the core is wanted.
+    const missing = run({
+      FRESHFS_NATIVE: "1",
+      FRESHFS_NATIVE_ADDON: join(import.meta.dirname, "no-such-addon.node"),
+    });
     expect(missing.status).toBe(0);
     expect(JSON.parse(missing.stdout)).toEqual([1, 1]);
     expect(missing.stderr.match(/native search core did not load/g)).toHaveLength(1);
