@@ -49,17 +49,10 @@ const WALKING_BATCH = 4096;
 /** The bytes of lines one answer holds at most: the core stops there, and is asked again. */
 const ANSWER_BYTES = 32 * 1024 * 1024;
 /**
- * The core, when it can answer this search as the workers would: rg's syntax on single lines,
- * files of a listing read whole (the content index's stretches of large files stay the
- * workers'), and no match positions asked (`-o`, `--column`, `-r`, `--json`). No patterns at
- * all match nothing, on the workers; a pattern that repeats too much (see `repeated`) or holds a
- * word boundary (`WORD_BOUNDARY`) runs there too, and so does one Rust's regex refuses as too
- * large (`NativeRefused`).
- */
-/**
- * Batches take turns, one at a time in the process, first come first served: each runs on
- * `GREP_WORKERS` threads of the core's and holds one thread of libuv's pool (4, which file
- * reads of the whole process share) while it runs. 300 concurrent greps then use as many threads
+ * Searches take turns on the core, one at a time in the process, first come first served, a
+ * turn lasting while the search has batches in flight (one, or two while its walk lists): a batch
+ * runs on up to `GREP_WORKERS` threads of the core's and holds one thread of libuv's pool (4,
+ * which file reads of the whole process share) while it runs. 300 concurrent greps then use as many threads
  * as one, and a long search lets a short one in between its batches.
  */
 class Turns {
@@ -96,6 +89,14 @@ class Turns {
 
 const turns = new Turns();
 
+/**
+ * The core, when it can answer this search as the workers would: rg's syntax on single lines,
+ * files of a listing read whole (the content index's stretches of large files stay the
+ * workers'), and no match positions asked (`-o`, `--column`, `-r`, `--json`). No patterns at
+ * all match nothing, on the workers; a pattern that repeats too much (see `repeated`) or holds a
+ * word boundary (`WORD_BOUNDARY`) runs there too, and so does one Rust's regex refuses as too
+ * large (`NativeRefused`).
+ */
 export function nativeFor(
   settings: WorkerSettings,
   stretches: ReadonlyMap<number, unknown>,
