@@ -113,7 +113,7 @@ onCore("grep on the core answers as on the workers", () => {
         Buffer.from([0]),
         Buffer.from("\nnothing\n"),
       ]),
-      "big.txt": `${"x".repeat(2000)}\n`.repeat(100) + "PM_RESUME at the end\n",
+      "big.txt": `${"x".repeat(2000)}\n`.repeat(100).concat("PM_RESUME at the end\n"),
       "sub/é ü.txt": "PM_RESUME in a Unicode name\nλ-calculus Ω\n",
       "none.txt": "nothing here\n",
     });
