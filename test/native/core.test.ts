@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sourceDigest } from "../../scripts/native-digest.mjs";
 import { type GrepOptions, grep } from "../../src/index.js";
 import { type NativeRequest, nativeCore } from "../../src/native/core.js";
-import { repeated } from "../../src/search/grep/native.js";
+import { repeated } from "../../src/search/grep/pattern.js";
 import { GREP_WORKERS } from "../../src/search/grep/pool.js";
 import { tempTree } from "../helpers/fs.js";
 

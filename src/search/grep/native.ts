@@ -10,6 +10,7 @@ import { encodeName, hasEscapedBytes } from "../../io/bytes.js";
 import { type NativeAnswer, type NativeCore, nativeCore } from "../../native/core.js";
 import { LONGEST_TIMER_MS } from "./defaults.js";
 import { rootPrefix } from "./inside.js";
+import { repeated } from "./pattern.js";
 import { GREP_WORKERS } from "./pool.js";
 import type { WorkerOutcome, WorkerSettings } from "./worker.js";
 
@@ -260,66 +261,6 @@ const MOST_REPEATED = 4096;
  * with the same answer.
  */
 const WORD_BOUNDARY = /\\[bB]/;
-
-/**
- * How many copies of its atoms a pattern's counted repetitions make: the sum over atoms of the
- * product of the bounds (`{n}`, `{n,}`, `{n,m}`: the larger) around each, nested groups multiplied.
- * An estimate read from the source (escapes and classes are one atom each).
- */
-export function repeated(pattern: string): number {
-  /** Per open group: the weight of its contents so far. */
-  const groups: number[] = [0];
-  let last = 0;
-  for (let i = 0; i < pattern.length; ) {
-    const c = pattern[i] as string;
-    if (c === "(") {
-      groups.push(0);
-      last = 0;
-      i++;
-      continue;
-    }
-    if (c === "{") {
-      const m = /^\{(\d+)(?:,(\d*))?\}/.exec(pattern.slice(i));
-      if (m) {
-        const bound = Math.max(Number(m[1]), Number(m[2] || 0));
-        groups[groups.length - 1] = (groups.at(-1) as number) + last * (bound - 1);
-        last *= bound;
-        i += m[0].length;
-        continue;
-      }
-    }
-    if (c === ")") {
-      const inner = groups.length > 1 ? (groups.pop() as number) : 0;
-      groups[groups.length - 1] = (groups.at(-1) as number) + inner;
-      last = inner;
-      i++;
-      continue;
-    }
-    if (c === "\\") i += 2;
-    else if (c === "[") i = classEnd(pattern, i);
-    else i++;
-    last = 1;
-    groups[groups.length - 1] = (groups.at(-1) as number) + 1;
-  }
-  while (groups.length > 1) {
-    const inner = groups.pop() as number;
-    groups[groups.length - 1] = (groups.at(-1) as number) + inner;
-  }
-  return groups[0] as number;
-}
-
-/** The end of the class opening at `i` (after its `]`), nested classes included. */
-function classEnd(pattern: string, i: number): number {
-  let depth = 0;
-  for (let j = i; j < pattern.length; j++) {
-    const c = pattern[j];
-    if (c === "\\") j++;
-    else if (c === "[" && !(j === i + 1 && pattern[i + 1] === "]")) depth++;
-    else if (c === "]" && j > i + 1 + (pattern[i + 1] === "^" ? 1 : 0) && --depth === 0)
-      return j + 1;
-  }
-  return pattern.length;
-}
 
 /**
  * The core refused the pattern (Rust's regex found it too large to compile, where V8 did not)

@@ -175,20 +175,69 @@ function groupEnd(source: string, i: number): number {
   return source.length;
 }
 
-/** A quantifier at `i` (`?`, `*`, `+`, `{n}`, `{n,}`, `{n,m}`): its end and least count. */
-function quantifierAt(source: string, i: number): { end: number; least: number } | undefined {
+/**
+ * A quantifier at `i` (`?`, `*`, `+`, `{n}`, `{n,}`, `{n,m}`): its end, its least count, and how
+ * many copies of its atom a compiler that copies counted repetitions makes (the larger bound of
+ * `{n,m}`; 1 for the others).
+ */
+function quantifierAt(
+  source: string,
+  i: number,
+): { end: number; least: number; copies: number } | undefined {
   const c = source[i];
   let end: number;
   let least: number;
+  let copies = 1;
   if (c === "?" || c === "*") [end, least] = [i + 1, 0];
   else if (c === "+") [end, least] = [i + 1, 1];
   else if (c === "{") {
-    const m = /^\{(\d+)(,\d*)?\}/.exec(source.slice(i));
+    const m = /^\{(\d+)(?:,(\d*))?\}/.exec(source.slice(i));
     if (!m) return undefined;
     [end, least] = [i + m[0].length, Number(m[1])];
+    copies = Math.max(least, Number(m[2] || 0));
   } else return undefined;
   if (source[end] === "?") end++; // lazy
-  return { end, least };
+  return { end, least, copies };
+}
+
+/**
+ * How many copies of its atoms a pattern's counted repetitions make: the sum over atoms of the
+ * product of the bounds around each, nested groups multiplied. An estimate read from the source
+ * (an escape or a class is one atom), for what Rust's regex would compile (`search/grep/native`).
+ */
+export function repeated(source: string): number {
+  /** Per open group: the weight of its contents so far. */
+  const groups: number[] = [0];
+  const add = (weight: number) => {
+    groups[groups.length - 1] = (groups.at(-1) as number) + weight;
+  };
+  let last = 0;
+  for (let i = 0; i < source.length; ) {
+    const c = source[i] as string;
+    const quantifier = c === "{" ? quantifierAt(source, i) : undefined;
+    if (quantifier) {
+      add(last * (quantifier.copies - 1));
+      last *= quantifier.copies;
+      i = quantifier.end;
+    } else if (c === "(") {
+      groups.push(0);
+      last = 0;
+      i++;
+    } else if (c === ")") {
+      last = groups.length > 1 ? (groups.pop() as number) : 0;
+      add(last);
+      i++;
+    } else {
+      i = c === "\\" ? i + 2 : c === "[" ? classEnd(source, i) : i + 1;
+      last = 1;
+      add(1);
+    }
+  }
+  while (groups.length > 1) {
+    const inner = groups.pop() as number;
+    add(inner);
+  }
+  return groups[0] as number;
 }
 
 /** Whether `source` has an alternation outside any group (then no single literal is required). */
