@@ -18,9 +18,9 @@ import { type Freshness, forceRescan, type ScanResult } from "../../scan/cache.j
 import { comparePaths } from "../../scan/order.js";
 import { resolveScanRoot, type ScanEntry } from "../../scan/walk.js";
 import { searchListing } from "../listing.js";
+import type { FileHints } from "./feed.js";
 import type { ResolvedGrep } from "./options.js";
 import { planRegex } from "./regex/index.js";
-import type { FileHints } from "./schedule.js";
 
 /** What a search's path names. */
 export type Target =

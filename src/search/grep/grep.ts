@@ -25,8 +25,9 @@ import {
   type Target,
 } from "./candidates.js";
 import { type Answered, type GrepResult, RecordSink } from "./collect.js";
+import { type Budget, FileFeed, NO_HINTS, type Scheduled } from "./feed.js";
 import { type GrepOptions, type ResolvedGrep, resolveGrepOptions } from "./options.js";
-import { type Budget, FileFeed, NO_HINTS, runSearch, type Scheduled } from "./schedule.js";
+import { runSearch } from "./schedule.js";
 import type { WorkerSettings } from "./worker.js";
 
 export type { GrepLine, GrepResult, GrepSkipped, GrepSubmatch } from "./collect.js";

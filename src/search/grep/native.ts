@@ -2,36 +2,18 @@
  * Grep on the native core: the feed's files handed to it in batches (while a walk still lists
  * them), its outcomes handed to `consume` in file order, as `runSearch` does with workers. Rust's
  * regex runs in linear time, so no file needs a budget of its own; the search's deadline, the
- * caller's abort and a filled page stop it between files. Depends on `native`, `io`, `errors`
- * and the worker's types.
+ * caller's abort and a filled page stop it between files. Depends on `native`, `io`, `errors`,
+ * `feed` and the pattern's and worker's types.
  */
 import { FreshfsError } from "../../errors.js";
 import { encodeName, hasEscapedBytes } from "../../io/bytes.js";
 import { type NativeAnswer, type NativeCore, nativeCore } from "../../native/core.js";
 import { LONGEST_TIMER_MS } from "./defaults.js";
+import type { Budget, Consume, FileFeed, Scheduled } from "./feed.js";
 import { rootPrefix } from "./inside.js";
 import { repeated } from "./pattern.js";
 import { GREP_WORKERS } from "./pool.js";
-import type { WorkerOutcome, WorkerSettings } from "./worker.js";
-
-/*
- * The scheduler's types, as this module needs them (`schedule.ts` defines them and calls this
- * one; importing them back would make a cycle).
- */
-interface Feed {
-  readonly files: readonly string[];
-  readonly complete: boolean;
-  next(signal: AbortSignal): Promise<void>;
-}
-type Consume = (index: number, outcome: WorkerOutcome | undefined) => boolean;
-interface Budget {
-  readonly timeoutMs: number;
-  readonly signal: AbortSignal | undefined;
-}
-interface Scheduled {
-  readonly timedOut: number[];
-  partial: boolean;
-}
+import type { WorkerSettings } from "./worker.js";
 
 /**
  * Files in the first batch: a search that a page fills early has read few files past it. Each
@@ -122,7 +104,7 @@ export function nativeFor(
 export async function runNative(
   core: NativeCore,
   settings: WorkerSettings,
-  feed: Feed,
+  feed: FileFeed,
   consume: Consume,
   budget: Budget,
 ): Promise<Scheduled> {
