@@ -143,7 +143,7 @@ pub fn matcher(patterns: &[String], options: &Options) -> Result<RegexMatcher, S
         .word(options.word && !options.line_regexp)
         .line_terminator(Some(NEWLINE));
     let own: Vec<String> = if options.fixed_strings {
-        patterns.iter().map(|p| escape(p)).collect()
+        patterns.iter().map(|p| regex::escape(p)).collect()
     } else {
         patterns.to_vec()
     };
@@ -157,18 +157,6 @@ pub fn matcher(patterns: &[String], options: &Options) -> Result<RegexMatcher, S
     };
     let joined = if options.line_regexp { format!("^(?:{})$", joined) } else { joined };
     builder.build(&joined).map_err(|e| e.to_string())
-}
-
-/// The regex syntax's escape of a literal (regex::escape's set).
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if "\\.+*?()|[]{}^$#&-~".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// One pass's records, encoded as the answer holds them.
