@@ -4,22 +4,18 @@
  * search waiting for a worker honours its abort signal and its deadline without ever taking
  * one; an abort ends a worker stuck in a regex; a long search takes turns with a short one.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { type GrepOptions, type GrepResult, grep } from "../../src/index.js";
 import { grepPoolStats } from "../../src/search/grep/pool.js";
 import { rejectsWith } from "../helpers/errors.js";
 import { tempTree } from "../helpers/fs.js";
+import { threads } from "../helpers/proc.js";
 
 // What is tested is the pool of JavaScript workers, which the native core does not use.
 process.env.FRESHFS_NATIVE = "0";
 
 const HAS_PROC = existsSync("/proc/self/status");
-
-/** Threads of this process, as the kernel counts them. */
-function threads(): number {
-  return Number(/^Threads:\s+(\d+)/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1]);
-}
 
 /** Runs `op` with `sample` called every millisecond beside it, and once more at the end. */
 async function sampled<T>(op: () => Promise<T>, sample: () => void): Promise<T> {

@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -25,6 +25,7 @@ import {
   recoverMessage,
 } from "../../src/mcp/stdio.js";
 import { tempTree } from "../helpers/fs.js";
+import { peakBytes } from "../helpers/proc.js";
 
 const BIN = new URL("../../dist/cli/main.js", import.meta.url).pathname;
 const MIB = 1024 * 1024;
@@ -246,8 +247,7 @@ class RawServer {
 
   /** Peak resident memory so far (VmHWM), in bytes. */
   peakBytes(): number {
-    const status = readFileSync(`/proc/${this.child.pid}/status`, "utf8");
-    return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]) * 1024;
+    return peakBytes(this.child.pid as number);
   }
 }
 

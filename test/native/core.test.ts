@@ -7,7 +7,7 @@
  * on the workers after one warning.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { closeSync, ftruncateSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, ftruncateSync, openSync, writeFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import { type NativeRequest, nativeCore } from "../../src/native/core.js";
 import { repeated } from "../../src/search/grep/pattern.js";
 import { GREP_WORKERS } from "../../src/search/grep/pool.js";
 import { tempTree } from "../helpers/fs.js";
+import { peakBytes, threads } from "../helpers/proc.js";
 
 const core = nativeCore();
 const onCore = core ? describe : describe.skip;
@@ -26,12 +27,6 @@ afterEach(() => {
   if (saved === undefined) delete process.env.FRESHFS_NATIVE;
   else process.env.FRESHFS_NATIVE = saved;
 });
-
-/** The process's peak resident memory so far, in bytes (VmHWM). */
-function peakRss(): number {
-  const status = readFileSync("/proc/self/status", "utf8");
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
-}
 
 /** A request for every file under `root` as the grep layer would make it. */
 function request(
@@ -171,13 +166,13 @@ onCore("hostile input", () => {
     expect(result.skipped.tooLarge).toEqual([{ path: "huge.bin", size: 2 ** 31 }]);
     // Binary from its first 8 KiB: left out after one read, never read whole (the peak of the
     // process's memory does not grow by it).
-    const before = peakRss();
+    const before = peakBytes();
     const answer = await core?.search(
       request(root, ["huge.bin"], ["needle"], { maxFileSize: 2 ** 32 }),
       new Uint8Array(1),
     );
     expect(answer?.outcomes.get(0)).toEqual({ kind: "binary" });
-    expect(peakRss() - before).toBeLessThan(256 * 1024 * 1024);
+    expect(peakBytes() - before).toBeLessThan(256 * 1024 * 1024);
   });
 
   it("a FIFO in place of a listed file is refused without blocking, with or without a writer", async () => {
@@ -294,8 +289,6 @@ onCore("many searches at once", () => {
         Array.from({ length: 200 }, (_, i) => [`f${i}.txt`, "needle\n".repeat(50)]),
       ),
     );
-    const threads = () =>
-      Number(/^Threads:\s+(\d+)/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1]);
     // libuv's pool is started, and the core's first search is done, before counting.
     await stat(root);
     await grep("needle", { path: root });
