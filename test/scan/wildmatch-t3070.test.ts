@@ -14,8 +14,9 @@ import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { byteForm } from "../../src/scan/ignore/pattern.js";
+import { byteForm, longestLiteral } from "../../src/scan/ignore/pattern.js";
 import { type WildmatchFlags, wildmatch } from "../../src/scan/ignore/wildmatch.js";
 import { createTempRepo, isolatedGitEnv } from "../helpers/git.js";
 import { inWorker } from "../helpers/worker.js";
@@ -79,6 +80,65 @@ describe("git's t3070 table", () => {
       });
     },
   );
+});
+
+describe("the literal an ignore rule looks for before wildmatch runs", () => {
+  it("is the longest run between stars, brackets and slashes, escapes read", () => {
+    expect(longestLiteral("*.o.*")).toBe(".o.");
+    expect(longestLiteral("*.c.[012]*.*")).toBe(".c.");
+    expect(longestLiteral("*.asn1.[ch]")).toBe(".asn1.");
+    expect(longestLiteral("*/include/generated")).toBe("generated");
+    expect(longestLiteral("\\#*#")).toBe("#");
+    expect(longestLiteral("[[:alpha:]]x[]]yz")).toBe("yz");
+    expect(longestLiteral("a[b")).toBe("");
+    expect(longestLiteral("**")).toBe("");
+  });
+
+  it("is held by every text git's t3070 matches with case", () => {
+    let checked = 0;
+    for (const { text, pattern, expected } of CASES) {
+      for (const column of [0, 2]) {
+        if (!expected[column]) continue;
+        expect(byteForm(text)).toContain(longestLiteral(byteForm(pattern)));
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it("is held by every text a generated glob matches (2,000 globs)", () => {
+    const piece = fc.constantFrom(
+      "a",
+      "b",
+      ".",
+      "/",
+      "*",
+      "**",
+      "?",
+      "[ab]",
+      "[!a]",
+      "\\*",
+      "[]a]",
+      "[[:alpha:]]",
+    );
+    const glob = fc.array(piece, { minLength: 1, maxLength: 7 }).map((parts) => parts.join(""));
+    const text = fc
+      .array(fc.constantFrom("a", "b", ".", "/", "*", "]"), { maxLength: 9 })
+      .map((c) => c.join(""));
+    fc.assert(
+      fc.property(glob, fc.array(text, { minLength: 20, maxLength: 20 }), (pattern, texts) => {
+        const needle = longestLiteral(pattern);
+        for (const subject of texts) {
+          for (const flags of [MODES[0], MODES[2]]) {
+            if (wildmatch(pattern, subject, (flags as (typeof MODES)[number]).flags)) {
+              expect(subject).toContain(needle);
+            }
+          }
+        }
+      }),
+      { seed: 3070, numRuns: 2000 },
+    );
+  });
 });
 
 const A60 = "a".repeat(60);

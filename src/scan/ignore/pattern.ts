@@ -13,7 +13,7 @@
  * `?` and bracket expressions see bytes as git does. ASCII paths are their own byte form.
  */
 import { decodeName, encodeName } from "../../io/bytes.js";
-import { neverMatches, type WildmatchFlags, wildmatch } from "./wildmatch.js";
+import { bracketEnd, neverMatches, type WildmatchFlags, wildmatch } from "./wildmatch.js";
 
 /** One line of an ignore file that can match. */
 export interface IgnoreRule {
@@ -58,6 +58,13 @@ interface CompiledRule extends IgnoreRule {
    * with a `/` in it (with WM_PATHNAME, `*`, `?` and brackets never match one).
    */
   readonly oneSegment: boolean;
+  /**
+   * The longest run of literal text in `glob` (no `/`), which every path or name it matches
+   * holds: most names are refused by one `includes` before wildmatch runs (the Linux tree's root
+   * `.gitignore` has `*.o.*`, `*.tab.[ch]` and the like, asked of each of its 83,000 entries).
+   * "" when the glob has none, or when case is folded.
+   */
+  readonly needle: string;
 }
 
 export interface CompileOptions {
@@ -261,6 +268,7 @@ export class IgnoreFile {
         glob,
         namePrefix: ignoreCase ? asciiLower(namePrefix) : namePrefix,
         oneSegment: !basenameOnly && !glob.includes("/") && !glob.includes("**"),
+        needle: ignoreCase ? "" : longestLiteral(glob),
       });
     }
     return new IgnoreFile(source, rules, problems, ignoreCase);
@@ -314,6 +322,7 @@ export class IgnoreFile {
         const start = name.slice(0, namePrefix.length);
         if ((this.#ignoreCase ? asciiLower(start) : start) !== namePrefix) return false;
       }
+      if (rule.needle !== "" && !name.includes(rule.needle)) return false;
       return wildmatch(rule.glob, name, this.#nameFlags);
     }
     const { head, glob } = rule;
@@ -324,6 +333,41 @@ export class IgnoreFile {
       if ((this.#ignoreCase ? asciiLower(start) : start) !== head) return false;
     }
     const rest = relative.slice(head.length);
-    return glob === "" ? rest === "" : wildmatch(glob, rest, this.#pathFlags);
+    if (glob === "") return rest === "";
+    if (rule.needle !== "" && !rest.includes(rule.needle)) return false;
+    return wildmatch(glob, rest, this.#pathFlags);
   }
+}
+
+/**
+ * The longest literal run of a wildmatch glob: its text between `*`, `?`, bracket expressions
+ * and `/` (a `/` beside `**` may match nothing: `**` + `/foo` matches `foo`), an escaped
+ * character being itself. "" when it has none, or a bracket is not closed (git never matches
+ * such a glob, and then there is nothing to spare).
+ */
+export function longestLiteral(glob: string): string {
+  let longest = "";
+  let run = "";
+  const end = () => {
+    if (run.length > longest.length) longest = run;
+    run = "";
+  };
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === "\\") {
+      if (i + 1 >= glob.length) return "";
+      run += glob[++i];
+    } else if (c === "*" || c === "?" || c === "/") {
+      end();
+    } else if (c === "[") {
+      end();
+      const close = bracketEnd(glob, i);
+      if (typeof close === "string") return "";
+      i = close;
+    } else {
+      run += c;
+    }
+  }
+  end();
+  return longest;
 }

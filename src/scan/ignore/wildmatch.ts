@@ -71,7 +71,7 @@ export function neverMatches(pattern: string): string | undefined {
 }
 
 /** Index of the `]` closing the bracket expression at `start`, or why there is none. */
-function bracketEnd(p: string, start: number): number | string {
+export function bracketEnd(p: string, start: number): number | string {
   let i = start + 1;
   if (p[i] === "!" || p[i] === "^") i++;
   for (let first = true; ; first = false) {
