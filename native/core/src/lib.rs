@@ -3,6 +3,7 @@
 //! every file, read and searched on the core's own threads with ripgrep's searcher and regex
 //! engine. A panic becomes a rejected promise (`INTERNAL`), never a crash of the process.
 
+mod ascii;
 mod napi;
 mod search;
 
@@ -98,9 +99,10 @@ unsafe extern "C" fn execute(_env: napi_env, data: *mut c_void) {
     let job = &mut *(data as *mut Job);
     let cancel = &*job.cancel;
     job.answer = match catch_unwind(AssertUnwindSafe(|| {
-        let matcher = search::matcher(&job.patterns, &job.options)
-            .map_err(|e| ("INVALID_PATTERN".to_string(), e))?;
-        search::search(&job.prefix, &job.paths, &matcher, &job.options, cancel).map_err(|errno| {
+        let pattern = search::joined(&job.patterns, &job.options);
+        let matcher = search::matcher(&pattern, &job.options).map_err(|e| ("INVALID_PATTERN".to_string(), e))?;
+        let lane = ascii::Lane::new(&pattern, &job.options);
+        search::search(&job.prefix, &job.paths, &matcher, lane.as_ref(), &job.options, cancel).map_err(|errno| {
             let reason = std::io::Error::from_raw_os_error(errno);
             ("ROOT".to_string(), format!("the search root cannot be opened: {}", reason))
         })

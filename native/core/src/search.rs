@@ -5,6 +5,7 @@
 //! `searchBuffer`) searches it: the same binary modes, UTF-16 transcoding, byte order mark,
 //! size bound, `-m` with trailing context and `--count-matches`, so that both paths answer alike.
 
+use crate::ascii::Lane;
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{
@@ -133,15 +134,9 @@ fn opens_inside(file: &File, prefix: &[u8]) -> bool {
     }
 }
 
-pub fn matcher(patterns: &[String], options: &Options) -> Result<RegexMatcher, String> {
-    let mut builder = RegexMatcherBuilder::new();
-    // As rg configures it: `^`/`$` at line ends, no line break ever matched.
-    builder
-        .case_insensitive(options.ignore_case)
-        .case_smart(options.smart_case && !options.ignore_case)
-        .multi_line(true)
-        .word(options.word && !options.line_regexp)
-        .line_terminator(Some(NEWLINE));
+/// The patterns as one, as rg joins them: `-F` escaped, several as one alternation, `-x` as
+/// `^(?:…)$`.
+pub fn joined(patterns: &[String], options: &Options) -> String {
     let own: Vec<String> = if options.fixed_strings {
         patterns.iter().map(|p| regex::escape(p)).collect()
     } else {
@@ -155,8 +150,23 @@ pub fn matcher(patterns: &[String], options: &Options) -> Result<RegexMatcher, S
     } else {
         own.iter().map(|p| format!("(?:{})", p)).collect::<Vec<_>>().join("|")
     };
-    let joined = if options.line_regexp { format!("^(?:{})$", joined) } else { joined };
-    builder.build(&joined).map_err(|e| e.to_string())
+    if options.line_regexp {
+        format!("^(?:{})$", joined)
+    } else {
+        joined
+    }
+}
+
+pub fn matcher(pattern: &str, options: &Options) -> Result<RegexMatcher, String> {
+    let mut builder = RegexMatcherBuilder::new();
+    // As rg configures it: `^`/`$` at line ends, no line break ever matched.
+    builder
+        .case_insensitive(options.ignore_case)
+        .case_smart(options.smart_case && !options.ignore_case)
+        .multi_line(true)
+        .word(options.word && !options.line_regexp)
+        .line_terminator(Some(NEWLINE));
+    builder.build(pattern).map_err(|e| e.to_string())
 }
 
 /// One pass's records, encoded as the answer holds them.
@@ -393,6 +403,8 @@ fn read_with_nul(buffer: &[u8], nul: usize) -> usize {
 
 struct Pass<'a> {
     matcher: &'a RegexMatcher,
+    /// The ASCII lane, for a pattern that takes one (`ascii.rs`).
+    lane: Option<&'a Lane>,
     options: &'a Options,
     stop: &'a AtomicBool,
 }
@@ -403,7 +415,10 @@ impl Pass<'_> {
         let count = (self.options.mode == Mode::Count && self.options.count_matches && !self.options.invert)
             .then_some(self.matcher);
         let mut sink = FileSink::new(self.options, keep, count, self.stop);
-        let _ = searcher.search_slice(self.matcher, text, &mut sink);
+        let _ = match self.lane {
+            Some(lane) if text.is_ascii() => searcher.search_slice(&lane.matcher(self.matcher), text, &mut sink),
+            _ => searcher.search_slice(self.matcher, text, &mut sink),
+        };
         sink
     }
 
@@ -519,6 +534,7 @@ pub fn search(
     prefix: &[u8],
     paths: &[u8],
     matcher: &RegexMatcher,
+    lane: Option<&Lane>,
     options: &Options,
     cancel: &AtomicU8,
 ) -> Result<Vec<u8>, i32> {
@@ -531,7 +547,7 @@ pub fn search(
     let started = Instant::now();
     let slots: Vec<Mutex<Option<Found>>> = (0..paths.len()).map(|_| Mutex::new(None)).collect();
     let threads = options.threads.max(1).min(paths.len().max(1));
-    let pass = Pass { matcher, options, stop: &stop };
+    let pass = Pass { matcher, lane, options, stop: &stop };
     if options.panic {
         panic!("asked to panic");
     }
