@@ -2,7 +2,8 @@
 // the addon the package ships and src/native/core.ts loads: `npm run build:native`, on Linux x64
 // with cargo, offline, from the crates Debian packages (native/core/.cargo/config.toml):
 //   apt-get install cargo librust-grep-searcher-dev librust-grep-regex-dev \
-//     librust-grep-matcher-dev librust-regex-dev librust-memchr-dev librust-libc-dev
+//     librust-grep-matcher-dev librust-regex-dev librust-regex-automata-dev \
+//     librust-regex-syntax-dev librust-memchr-dev librust-libc-dev
 // The sources' SHA-256 is built into the addon (scripts/native-digest.mjs), so that a test can tell an
 // addon built from other sources. `--out PATH` builds elsewhere (CI checks that the sources
 // build, without touching the committed addon).

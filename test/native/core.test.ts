@@ -154,6 +154,63 @@ onCore("grep on the core answers as on the workers", () => {
   });
 });
 
+onCore("the ASCII lane answers as the pattern's own matcher", () => {
+  // A file over 4 KiB is scanned in two halves at once, which meet at a line break near its
+  // middle: matches are put before, at and after that line, and in one half only.
+  const filler = "ab cd ef\n".repeat(1200);
+  const tree = async () =>
+    tempTree({
+      "second-half.txt": `${filler}${filler}alpha bravo charlie\n`,
+      "first-half.txt": `alpha bravo charlie\n${filler}${filler}`,
+      "both-halves.txt": `${filler}delta echoes\n${filler}foxtrot golfs\n${filler}`,
+      "middle.txt": `${filler}middle lines here\n${filler}`,
+      "no-break.txt": `${"abcde ".repeat(2000)}\n`,
+      "short.txt": "hotel india juliet\nkilo\n",
+      "none.txt": filler,
+      "greek.txt": "plain\nλόγος here\nmore plain\n",
+      "folded.txt": "kSa\n\u212a\u017fB\nxyz\n",
+      "empty.txt": "",
+    });
+  const cases: [string, string, GrepOptions][] = [
+    ["two words", "\\w{5}\\s+\\w{5}", {}],
+    ["two words, -v -c", "\\w{5}\\s+\\w{5}", { invert: true, outputMode: "count" }],
+    ["two words, context and -m", "\\w{5}\\s+\\w{5}", { before: 1, after: 2, maxCount: 1 }],
+    ["two words, --count-matches", "\\w{5}", { outputMode: "count", countMatches: true }],
+    ["\\p{Greek} (no ASCII member)", "\\p{Greek}", {}],
+    ["\\p{Greek}, -v", "\\p{Greek}", { invert: true, outputMode: "count" }],
+    ["non-ASCII bytes only", "[^\\x00-\\x7f]+", {}],
+    ["a case-folded class (Kelvin sign, long s)", "[\u212a\u017fa-b]{3}", { ignoreCase: true }],
+    ["an empty match", "\\w*", { outputMode: "count" }],
+    ["a dot", ".{18}", {}],
+    ["-l", "\\w{6}\\s", { outputMode: "files_with_matches" }],
+  ];
+  it.each(cases)("%s", async (_name, pattern, options) => {
+    const root = await tree();
+    const { workers, native } = await both(pattern, { path: root, ...options });
+    expect(native).toEqual(workers);
+  });
+
+  it("a pattern whose DFA would grow exponentially is not built for it, in bounded memory", async () => {
+    const root = await tempTree({ "a.txt": "abc def\n".repeat(1000) });
+    const addon = join(import.meta.dirname, "../../prebuilds/linux-x64/freshfs-core.node");
+    // Built whole, this DFA took 550 ms and 131 MB; the lane's 256-state probe gives up at once.
+    const script = `const core = require(${JSON.stringify(addon)});
+      const status = () => require("fs").readFileSync("/proc/self/status", "utf8");
+      const peak = () => Number(/VmHWM:\\s+(\\d+)/.exec(status())[1]) * 1024;
+      const options = Buffer.alloc(18 * 8);
+      [0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 2, 0, -1, 2, 0, 0, -1, 0].forEach((v, i) => options.writeDoubleLE(v, i * 8));
+      const before = peak();
+      core.search(Buffer.from(${JSON.stringify(`${root}/`)}), Buffer.from("a.txt"), [process.argv[1]], options, new Uint8Array(1))
+        .then((answer) => console.log(JSON.stringify({ grew: peak() - before, files: answer.readUInt32LE(0) })));`;
+    const run = spawnSync(process.execPath, ["-e", script, "[\\w\\s]*\\w[\\w\\s]{30}\\s"]);
+    const { grew, files } = JSON.parse(run.stdout.toString()) as { grew: number; files: number };
+    expect(files).toBe(0);
+    expect(grew).toBeLessThan(32 * 1024 * 1024);
+    const { workers, native } = await both("[a-z]*[a-m][a-z]{20}", { path: root });
+    expect(native).toEqual(workers);
+  });
+});
+
 onCore("hostile input", () => {
   it("a 2 GiB file is refused by its size at once, and searched in bounded memory when allowed", async () => {
     const root = await tempTree({ "small.txt": "needle\n" });
