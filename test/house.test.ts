@@ -40,7 +40,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   native: ["errors"],
   content: ["live", "scan", "io"],
   live: ["scan", "io", "errors"],
-  scan: ["io", "errors"],
+  scan: ["native", "io", "errors"],
   state: ["io", "errors"],
   client: ["io", "errors", "version"],
   io: ["errors"],

@@ -70,9 +70,30 @@ export interface NativeAnswer {
   readonly stopped: boolean;
 }
 
+/** One directory as the core read it (`native/core/src/dir.rs`). */
+export interface NativeDirectory {
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
+  /** Its entries' names in the order read (undefined: larger than asked, not read). */
+  readonly names: string[] | undefined;
+  /** Each name's kind: `DIRECTORY_KINDS` by index. */
+  readonly kinds: Uint8Array;
+}
+
+/** The kinds `readDirectory` gives, by their code. */
+export const DIRECTORY_KINDS = ["file", "dir", "symlink", "other"] as const;
+
 export interface NativeCore {
   /** Searches on the core's threads; `cancel[0] = 1` stops it between files. */
   search(request: NativeRequest, cancel: Uint8Array): Promise<NativeAnswer>;
+  /**
+   * Reads the directory at `path` (absolute, as bytes), opened O_NOFOLLOW|O_DIRECTORY: its device,
+   * inode and size from that descriptor, and its entries unless it is over `largest` bytes.
+   * Throws as Node's fs throws (`code` the errno's name: ELOOP or ENOTDIR when it is no longer a
+   * directory).
+   */
+  readDirectory(path: Buffer, largest: number): NativeDirectory;
 }
 
 interface Binding {
@@ -83,6 +104,7 @@ interface Binding {
     options: Buffer,
     cancel: Uint8Array,
   ): Promise<Buffer>;
+  readDir(path: Buffer, largest: number): [string | null, Buffer, number, number, number] | number;
 }
 
 /** The options Buffer's f64 slots, in the order `native/core/src/lib.rs` reads them. */
@@ -125,8 +147,13 @@ function load(): NativeCore | null {
     if (!existsSync(path))
       throw new Error(`no prebuilt core for ${process.platform}-${process.arch}`);
     const binding = createRequire(import.meta.url)(path) as Binding;
-    if (typeof binding.search !== "function") throw new Error("it has no search function");
-    return { search: (request, cancel) => search(binding, request, cancel) };
+    if (typeof binding.search !== "function" || typeof binding.readDir !== "function") {
+      throw new Error("it has no search or readDir function");
+    }
+    return {
+      search: (request, cancel) => search(binding, request, cancel),
+      readDirectory: (path, largest) => readDirectory(binding, path, largest),
+    };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     process.emitWarning(
@@ -135,6 +162,25 @@ function load(): NativeCore | null {
     );
     return null;
   }
+}
+
+function readDirectory(binding: Binding, path: Buffer, largest: number): NativeDirectory {
+  const read = binding.readDir(path, largest);
+  if (typeof read === "number") {
+    const code = ERRNO_NAMES.get(read) ?? "EIO";
+    const shown = path.toString();
+    throw Object.assign(new Error(`${code}: cannot read the directory '${shown}'`), {
+      code,
+      errno: -read,
+      syscall: "open",
+      path: shown,
+    });
+  }
+  const [names, kinds, dev, ino, size] = read;
+  // Each name ends in a "/", which no name holds: the last piece of the split is "".
+  const list = names === null ? undefined : names.split("/");
+  list?.pop();
+  return { dev, ino, size, names: list, kinds };
 }
 
 function packed(request: NativeRequest): Buffer {

@@ -5,11 +5,18 @@
  * watch came too late for was missed).
  * Depends only on `scan/order` (pure), so the watcher's thread can load it alone.
  */
-import type { Dirent } from "node:fs";
 import { compareNames } from "./order.js";
 
+/** A directory entry as the walk reads it: Node's `Dirent`, or the native core's (`read-dir`). */
+export interface DirEntry {
+  readonly name: string;
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
+
 /** A kind code per dirent: the digest tells a file from a directory of the same name. */
-function kindOf(dirent: Dirent): number {
+function kindOf(dirent: DirEntry): number {
   if (dirent.isSymbolicLink()) return 3;
   if (dirent.isDirectory()) return 2;
   if (dirent.isFile()) return 1;
@@ -22,7 +29,7 @@ function kindOf(dirent: Dirent): number {
  * more than the walk itself (a join and a digest per directory), and this one only has to tell
  * a read before a change from a read after it.
  */
-export function namesDigest(dirents: readonly Dirent[]): string {
+export function namesDigest(dirents: readonly DirEntry[]): string {
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ dirents.length;
   for (const dirent of dirents) {
@@ -43,6 +50,6 @@ export function namesDigest(dirents: readonly Dirent[]): string {
 }
 
 /** Orders dirents by name, as the walker lists them (`scan/order`). */
-export function byName(a: Dirent, b: Dirent): number {
+export function byName(a: DirEntry, b: DirEntry): number {
   return compareNames(a.name, b.name);
 }

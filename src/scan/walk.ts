@@ -19,10 +19,11 @@ import { nodeFs } from "../io/fs.js";
 import { isFreshfsSidecar } from "../io/names.js";
 import { absolutePath, canonicalPath } from "../io/paths.js";
 import { isRuntimeDir } from "../io/runtime-dir.js";
-import { byName, namesDigest } from "./digest.js";
+import { type NativeCore, nativeCore } from "../native/core.js";
+import { byName, type DirEntry, namesDigest } from "./digest.js";
 import { byteForm, isAscii, type PatternProblem } from "./ignore/pattern.js";
 import { IgnoreStack, loadRepository, type Repository } from "./ignore/stack.js";
-import { readSorted, type SliceClock } from "./read-dir.js";
+import { type DirectoryStats, openSorted, type SliceClock } from "./read-dir.js";
 
 export type EntryType = "file" | "dir" | "symlink";
 
@@ -202,7 +203,7 @@ export function resolveScanRoot(root: string): string {
 }
 
 interface OpenDirectory extends DirectoryFrame {
-  readonly entries: Dirent[];
+  readonly entries: DirEntry[];
   next: number;
 }
 
@@ -215,6 +216,8 @@ class Walk implements SliceClock {
   readonly warnings: ScanWarning[] = [];
   readonly problems: PatternProblem[] = [];
   readonly skipped: SkippedFile[] = [];
+  /** The native core, which reads the directories where it loads (asked once a walk). */
+  readonly core: NativeCore | undefined = nativeCore();
   directories = 0;
   readonly #started = performance.now();
   #sliceStart = performance.now();
@@ -338,17 +341,16 @@ function openDirectory(
   relBytes: string,
   parent: IgnoreStack | undefined,
 ): OpenDirectory | undefined | Promise<OpenDirectory | undefined> {
-  let stats: Stats;
-  let read: Dirent[] | Promise<Dirent[]>;
+  let stats: DirectoryStats;
+  let read: DirEntry[] | Promise<DirEntry[]>;
   try {
-    // Still a directory, not a symlink swapped in since its parent was read: following one
-    // would list files outside the root.
-    stats = lstatSync(fsPath(absolute));
-    if (!stats.isDirectory()) {
+    const opened = openSorted(absolute, walk, walk.core);
+    if (!opened) {
       walk.warnings.push({ path: absolute, message: "skipped: no longer a directory" });
       return undefined;
     }
-    read = readSorted(absolute, stats, walk);
+    stats = opened.stats;
+    read = opened.entries;
   } catch (error) {
     return skipDirectory(walk, absolute, rel, error);
   }
@@ -376,10 +378,10 @@ function enterOpened(
   rel: string,
   relBytes: string,
   parent: IgnoreStack | undefined,
-  sorted: Dirent[],
-  stats: Stats,
+  sorted: DirEntry[],
+  stats: DirectoryStats,
 ): OpenDirectory | undefined {
-  let dirents: Dirent[];
+  let dirents: DirEntry[];
   try {
     dirents = withRealNames(sorted, absolute);
   } catch (error) {
@@ -433,7 +435,7 @@ function enterOpened(
  * The ignore-related entries among a directory's (dot) names, and which of `.ignore` and
  * `.rgignore` are symlinks: their targets are rule files too.
  */
-function ignoreFilesAmong(dirents: readonly Dirent[]): {
+function ignoreFilesAmong(dirents: readonly DirEntry[]): {
   files: DirectoryIgnoreFiles;
   linked: string[];
 } {
@@ -539,7 +541,7 @@ export function childRelBytes(dir: DirectoryFrame, name: string, rel: string): s
 }
 
 /** The type an entry is listed with; undefined for pipes, sockets, devices: nothing to list. */
-export function typeOf(dirent: Dirent | Stats): EntryType | undefined {
+export function typeOf(dirent: DirEntry | Stats): EntryType | undefined {
   if (dirent.isSymbolicLink()) return "symlink";
   if (dirent.isDirectory()) return "dir";
   if (dirent.isFile()) return "file";
@@ -613,7 +615,7 @@ function aborted(root: string): FreshfsError {
 
 function unreadableDirectory(errno: string | undefined): string {
   if (errno === "ENOENT") return "skipped: the directory vanished during the walk";
-  if (errno === "ENOTDIR") return "skipped: no longer a directory";
+  if (errno === "ENOTDIR" || errno === "ELOOP") return "skipped: no longer a directory";
   if (errno === "EACCES" || errno === "EPERM") return `skipped: permission denied (${errno})`;
   return `skipped: cannot read the directory (${errno ?? "unknown error"})`;
 }
@@ -637,7 +639,7 @@ function readIgnore(path: string, warnings: ScanWarning[]): Buffer | undefined {
  * decoded with each invalid byte escaped (`io/bytes`), so that the name leads to its file and
  * prints as its bytes, as rg lists it; a name that really holds U+FFFD is its usual string.
  */
-export function withRealNames(dirents: Dirent[], dir: string): Dirent[] {
+export function withRealNames(dirents: DirEntry[], dir: string): DirEntry[] {
   if (!dirents.some((dirent) => dirent.name.includes("\uFFFD"))) return dirents;
   const raw = readdirSync(fsPath(dir), { withFileTypes: true, encoding: "buffer" });
   for (const dirent of raw) {

@@ -40,6 +40,8 @@ function entry(): string {
     copy = mkdtempSync(join(tmpdir(), "freshfs-dist-"));
     const repo = new URL("../../", import.meta.url);
     cpSync(fileURLToPath(new URL("dist", repo)), join(copy, "dist"), { recursive: true });
+    // The native core, which reads directories and searches where it loads (as it does here).
+    cpSync(fileURLToPath(new URL("prebuilds", repo)), join(copy, "prebuilds"), { recursive: true });
     // The runtime dependencies too, where the copy resolves them.
     const manifest = JSON.parse(readFileSync(new URL("package.json", repo), "utf8"));
     for (const name of Object.keys(manifest.dependencies ?? {})) {

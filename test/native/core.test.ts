@@ -7,13 +7,22 @@
  * on the workers after one warning.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { closeSync, ftruncateSync, openSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  type Dirent,
+  ftruncateSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sourceDigest } from "../../scripts/native-digest.mjs";
 import { type GrepOptions, grep } from "../../src/index.js";
-import { type NativeRequest, nativeCore } from "../../src/native/core.js";
+import { DIRECTORY_KINDS, type NativeRequest, nativeCore } from "../../src/native/core.js";
 import { repeated } from "../../src/search/grep/pattern.js";
 import { GREP_WORKERS } from "../../src/search/grep/pool.js";
 import { tempTree } from "../helpers/fs.js";
@@ -151,6 +160,57 @@ onCore("grep on the core answers as on the workers", () => {
     chmodSync(join(root, "locked.txt"), 0);
     const { workers, native } = await both("PM_RESUME", { path: root });
     expect(native).toEqual(workers);
+  });
+});
+
+onCore("the core reads a directory as Node does", () => {
+  it("gives the same names, kinds, device and inode, in byte order", async () => {
+    const root = await tempTree({ "b.txt": "", "a/x.txt": "", "é.txt": "", "Z.md": "" });
+    symlinkSync("b.txt", join(root, "link"));
+    execFileSync("mkfifo", [join(root, "fifo")]);
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${root}/`), Buffer.from([0x66, 0xff, 0x2e, 0x74])]),
+      "",
+    );
+    const read = core?.readDirectory(Buffer.from(root), 1 << 20);
+    const node = readdirSync(root, { withFileTypes: true });
+    const kind = (d: Dirent) =>
+      d.isFile() ? "file" : d.isDirectory() ? "dir" : d.isSymbolicLink() ? "symlink" : "other";
+    expect(
+      read?.names?.map((name, i) => `${name} ${DIRECTORY_KINDS[read.kinds[i] as number]}`),
+    ).toEqual(
+      node
+        .map((d) => `${d.name} ${kind(d)}`)
+        .sort((a, b) =>
+          Buffer.compare(
+            Buffer.from(a.split(" ")[0] as string),
+            Buffer.from(b.split(" ")[0] as string),
+          ),
+        ),
+    );
+    const stats = lstatSync(root);
+    expect([read?.dev, read?.ino, read?.size]).toEqual([stats.dev, stats.ino, stats.size]);
+    expect(core?.readDirectory(Buffer.from(root), 0).names).toBeUndefined();
+  });
+
+  it("refuses a link (not followed), a file or a missing path as Node's fs errors do", async () => {
+    const root = await tempTree({ "dir/a.txt": "", "file.txt": "" });
+    symlinkSync("dir", join(root, "link"));
+    const code = (path: string) => {
+      try {
+        core?.readDirectory(Buffer.from(join(root, path)), 1 << 20);
+        return "read";
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code;
+      }
+    };
+    // O_DIRECTORY|O_NOFOLLOW refuses the link itself as not a directory (Linux: ENOTDIR).
+    expect([code("dir"), code("link"), code("file.txt"), code("gone")]).toEqual([
+      "read",
+      "ENOTDIR",
+      "ENOTDIR",
+      "ENOENT",
+    ]);
   });
 });
 

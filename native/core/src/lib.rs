@@ -4,6 +4,7 @@
 //! engine. A panic becomes a rejected promise (`INTERNAL`), never a crash of the process.
 
 mod ascii;
+mod dir;
 mod napi;
 mod search;
 
@@ -181,11 +182,61 @@ unsafe extern "C" fn search_js(env: napi_env, info: napi_callback_info) -> napi_
     promise
 }
 
+unsafe fn number(env: napi_env, value: f64) -> napi_value {
+    let mut out = ptr::null_mut();
+    napi_create_double(env, value, &mut out);
+    out
+}
+
+/// `readDir(path, largest)`: `[names, kinds, dev, ino, size]` (names `/`-terminated, kinds a
+/// Buffer of `dir::FILE`…; names null when the directory is over `largest` bytes), or the errno.
+unsafe extern "C" fn read_dir_js(env: napi_env, info: napi_callback_info) -> napi_value {
+    let mut argc = 2usize;
+    let mut argv = [ptr::null_mut(); 2];
+    let mut largest = 0f64;
+    if napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut()) != NAPI_OK
+        || argc < 2
+        || napi_get_value_double(env, argv[1], &mut largest) != NAPI_OK
+    {
+        return throw(env, "readDir(path, largest)");
+    }
+    let Some(path) = bytes(env, argv[0]) else {
+        return throw(env, "readDir: path is a Buffer");
+    };
+    let read = catch_unwind(AssertUnwindSafe(|| dir::read(path, largest as u64)));
+    let dir = match read {
+        Ok(Ok(dir)) => dir,
+        Ok(Err(errno)) => return number(env, errno as f64),
+        Err(_) => return throw(env, "readDir: the native core panicked"),
+    };
+    let mut out = ptr::null_mut();
+    napi_create_array_with_length(env, 5, &mut out);
+    let mut names = ptr::null_mut();
+    if dir.listed {
+        napi_create_string_utf8(env, dir.names.as_ptr() as *const _, dir.names.len(), &mut names);
+    } else {
+        napi_get_null(env, &mut names);
+    }
+    let mut kinds = ptr::null_mut();
+    let mut copy = ptr::null_mut();
+    napi_create_buffer_copy(env, dir.kinds.len(), dir.kinds.as_ptr() as *const c_void, &mut copy, &mut kinds);
+    napi_set_element(env, out, 0, names);
+    napi_set_element(env, out, 1, kinds);
+    napi_set_element(env, out, 2, number(env, dir.dev as f64));
+    napi_set_element(env, out, 3, number(env, dir.ino as f64));
+    napi_set_element(env, out, 4, number(env, dir.size as f64));
+    out
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn napi_register_module_v1(env: napi_env, exports: napi_value) -> napi_value {
     let mut function = ptr::null_mut();
     let name = b"search\0";
     napi_create_function(env, name.as_ptr() as *const _, 6, search_js, ptr::null_mut(), &mut function);
+    napi_set_named_property(env, exports, name.as_ptr() as *const _, function);
+    let mut function = ptr::null_mut();
+    let name = b"readDir\0";
+    napi_create_function(env, name.as_ptr() as *const _, 7, read_dir_js, ptr::null_mut(), &mut function);
     napi_set_named_property(env, exports, name.as_ptr() as *const _, function);
     // What the addon was built from (scripts/native-digest.mjs): a test tells a stale build.
     let digest = option_env!("FRESHFS_CORE_SOURCE_DIGEST").unwrap_or("unknown");
