@@ -1329,7 +1329,7 @@ function reading(results: readonly RowResult[], context: ReportContext): string[
   if (noLiteral) {
     const t = noLiteral.timing;
     lines.push(
-      `The row without a literal: rg ${seconds(t.rg)} s, the CLI ${seconds(t.cli)} s, the library ${seconds(t.cold)} s cold and ${seconds(t.warm)} s warm. The index cannot narrow it (no literal), so every way reads every file; the native core runs it, in a file of ASCII bytes (96% of the kernel's), on its ASCII lane (a DFA of the pattern's classes cut to their ASCII members, scanned over two halves of the file at once; `native/core/README.md`), and elsewhere on Rust's regex (a lazy DFA, as rg does), where the JavaScript workers (\`FRESHFS_NATIVE=0\`) pass V8 only the lines a byte DFA lets through (\`src/search/grep/regex/prefilter.ts\`).`,
+      `The row without a literal: rg ${seconds(t.rg)} s, the CLI ${seconds(t.cli)} s, the library ${seconds(t.cold)} s cold and ${seconds(t.warm)} s warm. The index cannot narrow it (no literal), so every way reads every file; the native core runs it, in a file of ASCII bytes (96% of the kernel's), on its ASCII lane (a DFA of the pattern's classes cut to their ASCII members, scanned over two halves of the file at once; \`native/core/README.md\`), and elsewhere on Rust's regex (a lazy DFA, as rg does), where the JavaScript workers (\`FRESHFS_NATIVE=0\`) pass V8 only the lines a byte DFA lets through (\`src/search/grep/regex/prefilter.ts\`).`,
     );
   }
   if (context.rss && first) {
