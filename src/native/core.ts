@@ -1,9 +1,11 @@
 /**
  * The native search core (`native/core`, Rust over ripgrep's `grep-searcher` and `grep-regex`):
- * loaded once from `prebuilds/<platform>-<arch>/freshfs-core.node`, its one call typed, its
- * answers decoded. Where it cannot load (another platform, no prebuild, a Node without N-API 6)
- * grep keeps to its JavaScript workers, after one warning; `FRESHFS_NATIVE=0` keeps it there
- * silently, and `FRESHFS_NATIVE_ADDON` names another build to load. Depends on `errors` only: the grep layer decides which searches it takes.
+ * loaded once from `prebuilds/<platform>-<arch>/freshfs-core.node`, its two calls typed (a
+ * search, and a directory read for the walk), its answers decoded. Where it cannot load (another
+ * platform, no prebuild, a Node without N-API 6) grep keeps to its JavaScript workers and the walk
+ * to Node's fs, after one warning; `FRESHFS_NATIVE=0` keeps them there silently, and
+ * `FRESHFS_NATIVE_ADDON` names another build to load. Depends on `errors` only: the grep layer
+ * decides which searches it takes.
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -157,7 +159,7 @@ function load(): NativeCore | null {
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     process.emitWarning(
-      `freshfs: the native search core did not load (${reason}); grep runs on its JavaScript workers.`,
+      `freshfs: the native search core did not load (${reason}); grep runs on its JavaScript workers, and the walk reads directories with Node's fs.`,
       { code: "FRESHFS_NATIVE" },
     );
     return null;
