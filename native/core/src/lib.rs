@@ -12,7 +12,9 @@ use napi::*;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
+use grep_regex::RegexMatcher;
 use std::sync::atomic::AtomicU8;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 struct Job {
@@ -96,14 +98,40 @@ unsafe fn bytes<'a>(env: napi_env, value: napi_value) -> Option<&'a [u8]> {
     Some(if len == 0 { &[] } else { std::slice::from_raw_parts(data as *const u8, len) })
 }
 
+/// A search's patterns compiled: its matcher and its ASCII lane, for the options that shape them.
+struct Compiled {
+    pattern: String,
+    shape: [bool; 4],
+    matcher: RegexMatcher,
+    lane: Option<ascii::Lane>,
+}
+
+/// The last patterns compiled. A search comes in batches (about 15 on the kernel tree), each a
+/// call, and searches take turns a batch at a time: compiling once a search spares every batch
+/// after the first its compile (`\w{5}\s+\w{5}…` takes 10 ms, Unicode classes being large).
+static LAST: Mutex<Option<Arc<Compiled>>> = Mutex::new(None);
+
+fn compiled(patterns: &[String], options: &search::Options) -> Result<Arc<Compiled>, String> {
+    let pattern = search::joined(patterns, options);
+    let shape = [options.ignore_case, options.smart_case, options.word, options.line_regexp];
+    let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(same) = last.as_ref().filter(|c| c.pattern == pattern && c.shape == shape) {
+        return Ok(Arc::clone(same));
+    }
+    let matcher = search::matcher(&pattern, options)?;
+    let lane = ascii::Lane::new(&pattern, options);
+    let fresh = Arc::new(Compiled { pattern, shape, matcher, lane });
+    *last = Some(Arc::clone(&fresh));
+    Ok(fresh)
+}
+
 unsafe extern "C" fn execute(_env: napi_env, data: *mut c_void) {
     let job = &mut *(data as *mut Job);
     let cancel = &*job.cancel;
     job.answer = match catch_unwind(AssertUnwindSafe(|| {
-        let pattern = search::joined(&job.patterns, &job.options);
-        let matcher = search::matcher(&pattern, &job.options).map_err(|e| ("INVALID_PATTERN".to_string(), e))?;
-        let lane = ascii::Lane::new(&pattern, &job.options);
-        search::search(&job.prefix, &job.paths, &matcher, lane.as_ref(), &job.options, cancel).map_err(|errno| {
+        let compiled = compiled(&job.patterns, &job.options).map_err(|e| ("INVALID_PATTERN".to_string(), e))?;
+        let (matcher, lane) = (&compiled.matcher, compiled.lane.as_ref());
+        search::search(&job.prefix, &job.paths, matcher, lane, &job.options, cancel).map_err(|errno| {
             let reason = std::io::Error::from_raw_os_error(errno);
             ("ROOT".to_string(), format!("the search root cannot be opened: {}", reason))
         })
