@@ -80,21 +80,14 @@ export function openSorted(
     if (errno === "ELOOP" || errno === "ENOTDIR") return undefined;
     throw error;
   }
-  if (read.names === undefined) {
-    return {
-      stats: read,
-      entries: readInBatches(absolute, clock).then((all) => sortByName(all, clock)),
-    };
-  }
+  // Over the size the core reads at once: read in batches, as without it.
+  if (read.names === undefined) return { stats: read, entries: readSorted(absolute, read, clock) };
   const { names, kinds } = read;
   const entries: DirEntry[] = new Array(names.length);
   for (let i = 0; i < names.length; i++)
     entries[i] = new CoreEntry(names[i] as string, kinds[i] as number);
   // In byte order from the core: the sort by UTF-16 code units moves next to nothing.
-  return {
-    stats: read,
-    entries: entries.length > RUN ? sortByName(entries, clock) : entries.sort(byName),
-  };
+  return { stats: read, entries: sorted(entries, clock) };
 }
 
 /** The walk's clock: whether its slice is used up, and a pause that yields to the event loop. */
@@ -109,7 +102,7 @@ const BATCHED_DIRECTORY_BYTES = 512 * 1024;
 const RUN = 16_384;
 
 /**
- * The entries of the directory at `absolute` (`stats` its `lstat`), sorted by name: at once
+ * The entries of the directory at `absolute` (`stats` its metadata), sorted by name: at once
  * when it is small, a promise when it is large. Throws (or rejects) when it cannot be read.
  */
 function readSorted(
@@ -121,8 +114,12 @@ function readSorted(
   if (stats.size > BATCHED_DIRECTORY_BYTES) {
     return readInBatches(absolute, clock).then((read) => sortByName(read, clock));
   }
-  const dirents = readdirSync(fsPath(absolute), { withFileTypes: true });
-  return dirents.length > RUN ? sortByName(dirents, clock) : dirents.sort(byName);
+  return sorted(readdirSync(fsPath(absolute), { withFileTypes: true }), clock);
+}
+
+/** Entries sorted by name: at once up to RUN of them, else a promise (see `sortByName`). */
+function sorted(entries: DirEntry[], clock: SliceClock): DirEntry[] | Promise<DirEntry[]> {
+  return entries.length > RUN ? sortByName(entries, clock) : entries.sort(byName);
 }
 
 /**
