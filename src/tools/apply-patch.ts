@@ -1,8 +1,8 @@
 /**
  * The `apply_patch` tool: a multi-file patch in Codex's format (tools/patch), all files or
  * none. Every touched file is guarded as its single-file tool guards it (an update or delete
- * needs a full, fresh read; an add or a move's destination must not exist), under the locks of
- * every path at once (this process's and every other freshfs process's). The whole patch is
+ * needs a full, fresh read; an add or a move's destination that exists is replaced as a `write`
+ * of it would be, after a full, fresh read), under the locks of every path at once (this process's and every other freshfs process's). The whole patch is
  * computed and checked before anything is written; then every new file's bytes are flushed to
  * a temp file beside it, every file checked once more, synchronously, and the renames and
  * unlinks run back to back. A failure among those (rare: the disk, a writer outside freshfs)
@@ -43,9 +43,9 @@ import {
   type PatchOperation,
   parsePatch,
 } from "./patch.js";
-import { isCodeFile } from "./quotes.js";
+import { isCodeFile, normalizeIntroducedQuotes } from "./quotes.js";
 import type { ConfinedPath } from "./roots.js";
-import { decode, editableText, encode, isBinary, splitLines } from "./text.js";
+import { decode, editableText, encode, isBinary, overwriting, splitLines } from "./text.js";
 
 export interface ApplyPatchParams {
   /** The patch, `*** Begin Patch` to `*** End Patch`. Aliases: `patch`, `patchText` (opencode). */
@@ -90,6 +90,8 @@ interface Planned {
   readonly shown: string;
   readonly fromShown: string | undefined;
   current: Current | undefined;
+  /** The file an add or a move's destination replaces, as read under the locks. */
+  replaced: Current | undefined;
   snapshot: EntrySnapshot | undefined;
   bytes: Buffer | undefined;
   before: string;
@@ -111,6 +113,37 @@ export async function applyPatchTool(
   const text = args.requiredText("input");
   const dryRun = args.boolean("dry_run") ?? false;
   const operations = parsePatch(text);
+  try {
+    return await applyOperations(context, operations, dryRun, call);
+  } catch (error) {
+    throw wholeOrNothing(error, operations.length);
+  }
+}
+
+/**
+ * Codex applies a patch's operations one by one and keeps those before a failure; a model
+ * trained on it may send only the rest again. freshfs keeps all or nothing, and says so.
+ */
+function wholeOrNothing(error: unknown, operations: number): unknown {
+  if (!(error instanceof FreshfsError) || operations < 2 || leftChanged.has(error)) return error;
+  const wrapped = new FreshfsError(
+    error.code,
+    `${error.message} A patch applies whole or not at all: none of its ${operations} operations was applied, not even those before this one. Send the whole patch again once this is fixed.`,
+    { path: error.path, cause: error },
+  );
+  wrapped.answeredBy = error.answeredBy;
+  return wrapped;
+}
+
+/** A step's failure after which not everything could be put back: nothing more is claimed. */
+const leftChanged = new WeakSet<FreshfsError>();
+
+async function applyOperations(
+  context: ToolContext,
+  operations: readonly PatchOperation[],
+  dryRun: boolean,
+  call: CallOptions,
+): Promise<ApplyPatchResult> {
   const plans = operations.map((op) => confineOperation(context, op));
   const written =
     plans.filter((plan) => plan.target).length + plans.filter((p) => p.removed).length;
@@ -168,6 +201,7 @@ function confineOperation(context: ToolContext, op: PatchOperation): Planned {
   const base = {
     op,
     current: undefined,
+    replaced: undefined,
     snapshot: undefined,
     bytes: undefined,
     before: "",
@@ -243,12 +277,22 @@ function exists(path: string, shown: string): boolean {
   }
 }
 
-function alreadyExists(shown: string, lexical: string, line: number, what: string): FreshfsError {
-  return new FreshfsError(
-    "ALREADY_EXISTS",
-    `apply_patch: line ${line} ${what} ${shown}, which already exists; a patch never replaces a file that way. To change it, read it and use '*** Update File: ${shown}'. Nothing was changed.`,
-    { path: lexical },
-  );
+/**
+ * The file at an add's path or a move's destination, which the patch replaces as Codex does,
+ * held to what a `write` of it must pass: a full read, unchanged since (`NOT_READ`, `STALE`).
+ * Undefined where there is none.
+ */
+async function replacedFile(
+  context: ToolContext,
+  target: ConfinedPath,
+  shown: string,
+  note: (warnings: readonly string[]) => void,
+): Promise<Current | undefined> {
+  const current = await readCurrent(target, "write", shown);
+  note(await checkGuard(context, target));
+  if (!current.exists) return undefined;
+  assertBasedOnRead(context, target, current);
+  return current;
 }
 
 /** The operation's checks, in the order its own tool makes them; fills in the new bytes. */
@@ -259,13 +303,20 @@ async function check(context: ToolContext, plan: Planned, warnings: string[]): P
   };
   if (op.kind === "add") {
     const target = plan.target as ConfinedPath;
-    if (exists(target.lexical, plan.shown) || exists(target.real, plan.shown)) {
-      throw alreadyExists(plan.shown, target.lexical, op.line, "adds");
-    }
-    note(await checkGuard(context, target));
-    plan.after = addedText(op.lines, isCodeFile(target.lexical));
-    plan.bytes = Buffer.from(plan.after, "utf8");
+    // A file on the way is NOT_A_DIRECTORY now, so that a dry run refuses it too.
+    exists(target.lexical, plan.shown);
+    plan.replaced = await replacedFile(context, target, plan.shown, note);
+    // Over a file: in its encoding, byte order mark and line ending, as `write` keeps them; the
+    // last line ends with a break either way, as Codex writes an added file.
+    const replaced = plan.replaced?.bytes;
+    const overwrite = overwriting(replaced, addedText(op.lines), false);
+    plan.before = overwrite.before;
+    plan.after = isCodeFile(target.lexical)
+      ? normalizeIntroducedQuotes(overwrite.text, overwrite.before)
+      : overwrite.text;
+    plan.bytes = encode(plan.after, overwrite.like);
     plan.added = op.lines.length;
+    plan.removedLines = overwrite.before === "" ? 0 : splitLines(overwrite.before).length;
     return;
   }
   if (op.kind === "delete") {
@@ -313,10 +364,8 @@ async function check(context: ToolContext, plan: Planned, warnings: string[]): P
   assertBasedOnRead(context, source, current);
   if (plan.removed) {
     const target = plan.target as ConfinedPath;
-    if (exists(target.lexical, plan.shown) || exists(target.real, plan.shown)) {
-      throw alreadyExists(plan.shown, target.lexical, op.line, "moves a file to");
-    }
-    note(await checkGuard(context, target));
+    exists(target.lexical, plan.shown);
+    plan.replaced = await replacedFile(context, target, plan.shown, note);
   }
   plan.current = current;
   if (op.chunks.length === 0) {
@@ -357,12 +406,16 @@ function describe(plan: Planned): PatchedFile {
 const PREPARE_AT_ONCE = 8;
 
 function prepare(plan: Planned): Promise<PreparedWrite> {
-  const replacing = plan.op.kind === "update" && plan.op.moveTo === undefined;
+  const inPlace = plan.op.kind === "update" && plan.op.moveTo === undefined;
+  const old = inPlace ? plan.current : plan.replaced;
+  // An update or a move keeps the moved file's mode; an add over a file keeps that file's, and
+  // its owner where the process may, as `write` does.
+  const kept = plan.op.kind === "add" ? plan.replaced : plan.current;
   return prepareAtomic((plan.target as ConfinedPath).real, plan.bytes as Buffer, {
-    mode: plan.current?.mode,
-    owner: replacing ? plan.current?.owner : undefined,
-    exclusive: !replacing,
-    keepOld: replacing ? plan.current?.bytes : undefined,
+    mode: kept?.mode,
+    owner: inPlace || plan.op.kind === "add" ? kept?.owner : undefined,
+    exclusive: old === undefined,
+    keepOld: old?.bytes,
   });
 }
 
@@ -437,10 +490,12 @@ function stepFailed(error: unknown, plan: Planned, lost: readonly string[]): Fre
     lost.length === 0
       ? "what had been written was put back, so nothing was changed"
       : `but not all of it could be put back: ${lost.join("; ")}`;
-  return new FreshfsError(failure.code, `apply_patch: ${failure.message} (${back}.)`, {
+  const failed = new FreshfsError(failure.code, `apply_patch: ${failure.message} (${back}.)`, {
     path: failure.path,
     cause: error,
   });
+  if (lost.length > 0) leftChanged.add(failed);
+  return failed;
 }
 
 /**
@@ -462,7 +517,7 @@ async function commit(
     for (const plan of plans) {
       if (!plan.target || !plan.bytes) continue;
       const target = plan.target;
-      if (plan.op.kind === "update" && plan.op.moveTo === undefined) {
+      if ((plan.op.kind === "update" && plan.op.moveTo === undefined) || plan.replaced) {
         // A rename replaces a file the process may not write (its directory allows it): ask,
         // as an in-place write would be refused.
         try {
@@ -493,13 +548,7 @@ async function commit(
       if (failure !== undefined) throw failure;
     }
     for (const plan of plans) {
-      const guarded =
-        plan.op.kind === "delete"
-          ? plan.snapshot && !plan.snapshot.stats.isSymbolicLink()
-            ? plan.removed
-            : undefined
-          : (plan.removed ?? (plan.op.kind === "update" ? plan.target : undefined));
-      if (guarded) {
+      for (const guarded of guardedPaths(plan)) {
         for (const warning of await checkGuard(context, guarded)) {
           if (!warnings.includes(warning)) warnings.push(warning);
         }
@@ -537,6 +586,21 @@ async function commit(
       invalidateFsScanAfterDelete(plan.removed.entry);
     }
   }
+}
+
+/** The files of a plan whose old content is lost if it lands: each needs the guard's yes. */
+function guardedPaths(plan: Planned): ConfinedPath[] {
+  const paths: ConfinedPath[] = [];
+  if (plan.op.kind === "delete") {
+    // A link is removed, not its target: its content survives.
+    if (plan.snapshot && !plan.snapshot.stats.isSymbolicLink())
+      paths.push(plan.removed as ConfinedPath);
+    return paths;
+  }
+  const source = plan.removed ?? (plan.op.kind === "update" ? plan.target : undefined);
+  if (source) paths.push(source);
+  if (plan.replaced) paths.push(plan.target as ConfinedPath);
+  return paths;
 }
 
 /** The directory was resolved when its path was confined; a link put on the way since is refused. */
@@ -581,6 +645,10 @@ function landAll(
         throw changedMeanwhile(plan.fromShown ?? plan.shown, source.lexical);
       }
     }
+    const target = plan.target;
+    if (plan.replaced && target && !sameBytesOnDisk(target.real, plan.replaced.bytes)) {
+      throw changedMeanwhile(plan.shown, target.lexical);
+    }
   }
   for (const { plan, removal } of removals) {
     // Through the directory held open, as the rename that removes it will go.
@@ -614,24 +682,33 @@ function landAll(
   }
 }
 
+/** How a file's hunks matched, as the summary says it. */
+const MATCHED: Record<PatchMatch, string> = {
+  exact: "",
+  punctuation: " (matched with typographic quotes, dashes or spaces read as ASCII)",
+  whitespace: " (matched ignoring whitespace at line ends)",
+  indentation:
+    " (matched ignoring whitespace at line starts and ends: the new lines are indented as the patch wrote them; check them)",
+};
+
 function finish(
   files: readonly PatchedFile[],
   dryRun: boolean,
   warnings: readonly string[],
   plans: readonly Planned[],
 ): ApplyPatchResult {
-  const letter = { add: "A", update: "M", delete: "D", move: "R" } as const;
-  const summary = files.map((file, index) => {
-    const plan = plans[index] as Planned;
-    const name = file.action === "move" ? `${plan.fromShown} -> ${plan.shown}` : plan.shown;
-    const how =
-      file.matchedBy === "punctuation"
-        ? " (matched with typographic quotes, dashes or spaces read as ASCII)"
-        : file.matchedBy === "whitespace"
-          ? " (matched ignoring whitespace at line ends)"
-          : "";
-    return `${letter[file.action]} ${name}${how}`;
-  });
+  // Codex's summary: adds, then changes (a move is its new path's change), then deletes, each
+  // in the patch's order.
+  const letter = { add: "A", update: "M", move: "M", delete: "D" } as const;
+  const rank = { A: 0, M: 1, D: 2 } as const;
+  const summary = files
+    .map((file, index) => {
+      const how = file.matchedBy === undefined ? "" : MATCHED[file.matchedBy];
+      const mark = letter[file.action];
+      return { rank: rank[mark], line: `${mark} ${(plans[index] as Planned).shown}${how}` };
+    })
+    .sort((a, b) => a.rank - b.rank)
+    .map((entry) => entry.line);
   const head = dryRun
     ? "Dry run: the patch applies. Nothing was written; it would change:"
     : "Success. Updated the following files:";

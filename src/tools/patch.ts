@@ -15,17 +15,19 @@
  *
  * An update's old lines (context and removed) are looked for from where the previous hunk
  * ended, the first place wins (as Codex); exact, then with typographic quotes (the quote map
- * `edit` uses), dashes and spaces read as ASCII, then also ignoring whitespace at line ends:
- * each level over the whole file before the next, and the level used is reported. Codex also
- * ignores whitespace at line starts; freshfs does so only for the `@@` line (a model writes
- * `@@ def method():` for an indented method), since in the lines a hunk changes indentation
- * is meaning in half the languages a model edits.
+ * `edit` uses), dashes and spaces read as ASCII, then also ignoring whitespace at line ends,
+ * then, last, at both ends, as Codex's last pass does: each level over the whole file before
+ * the next, and the level used is reported (the last one with a word on indentation, which is
+ * meaning in half the languages a model edits, and which the new lines take as written).
+ *
+ * The patched file ends with a line break, as Codex writes it, unless the patch says otherwise
+ * with a unified diff's `\ No newline at end of file` after the new last line.
  */
 import { FreshfsError } from "../errors.js";
 import { explainMiss } from "./match.js";
 import { cutLine } from "./output.js";
 import { normalizeIntroducedQuotes, normalizeQuotes } from "./quotes.js";
-import { endsWithLineBreak, lineEndingOf } from "./text.js";
+import { lineEndingOf } from "./text.js";
 
 export interface PatchLine {
   readonly op: " " | "-" | "+";
@@ -38,6 +40,8 @@ export interface PatchChunk {
   readonly lines: readonly PatchLine[];
   /** `*** End of File`: the old lines end the file. */
   readonly endOfFile: boolean;
+  /** Its new side's last line is followed by `\ No newline at end of file`. */
+  readonly noFinalNewline: boolean;
   /** 1-based line of the patch where the hunk starts. */
   readonly line: number;
 }
@@ -182,6 +186,7 @@ export function parsePatch(input: string): PatchOperation[] {
         }
         const body: PatchLine[] = [];
         let endOfFile = false;
+        let noFinalNewline = false;
         // As Codex reads a hunk: a line's first character decides, so a context line that
         // holds `@@` or `*** End of File` of its own is context; any other line ends the hunk
         // (the next `@@`, the next operation, or a mistake the loop above names).
@@ -193,9 +198,11 @@ export function parsePatch(input: string): PatchOperation[] {
             break;
           }
           const op = text[0];
-          // A unified diff's "\ No newline at end of file" says nothing a patch needs: the file
-          // keeps its own trailing-newline state.
+          // A unified diff's "\ No newline at end of file": after a removed line it is about the
+          // old file, which the patch does not need; after an added or context line, the new
+          // file ends there without a line break.
           if (text.startsWith("\\ ")) {
+            noFinalNewline = body.length > 0 && (body[body.length - 1] as PatchLine).op !== "-";
             at++;
             continue;
           }
@@ -206,6 +213,7 @@ export function parsePatch(input: string): PatchOperation[] {
               `line ${lineNo(at)}: ${JSON.stringify(cutLine(text))} in hunk ${chunks.length + 1} of ${path} starts with neither ' ' (context), '-' (removed) nor '+' (added).`,
             );
           } else break;
+          if ((body[body.length - 1] as PatchLine).op !== "-") noFinalNewline = false;
           at++;
         }
         if (body.length === 0) {
@@ -213,7 +221,7 @@ export function parsePatch(input: string): PatchOperation[] {
             `line ${lineNo(chunkStart)}: hunk ${chunks.length + 1} of ${path} has no lines.`,
           );
         }
-        chunks.push({ context, lines: body, endOfFile, line: lineNo(chunkStart) });
+        chunks.push({ context, lines: body, endOfFile, noFinalNewline, line: lineNo(chunkStart) });
       }
       if (chunks.length === 0 && moveTo === undefined) {
         throw invalid(`line ${lineNo(start)}: the update of ${path} has no hunks.`);
@@ -232,10 +240,11 @@ export function parsePatch(input: string): PatchOperation[] {
 
 /**
  * `punctuation`: typographic quotes read as ASCII (edit's quote map), and, as Codex reads them,
- * dashes and typographic spaces too; `whitespace`: that, and whitespace at line ends ignored.
+ * dashes and typographic spaces too; `whitespace`: that, and whitespace at line ends ignored;
+ * `indentation`: whitespace at both ends of a line ignored (Codex's last pass).
  */
-export type PatchMatch = "exact" | "punctuation" | "whitespace";
-const LEVELS: readonly PatchMatch[] = ["exact", "punctuation", "whitespace"];
+export type PatchMatch = "exact" | "punctuation" | "whitespace" | "indentation";
+const LEVELS: readonly PatchMatch[] = ["exact", "punctuation", "whitespace", "indentation"];
 // Hyphens and dashes (U+2010-2015, minus U+2212), and no-break and typographic spaces.
 const DASHES = /[\u2010-\u2015\u2212]/g;
 const SPACES = /[\u00a0\u2002-\u200a\u202f\u205f\u3000]/g;
@@ -244,6 +253,7 @@ const KEY: Record<PatchMatch, (line: string) => string> = {
   exact: (line) => line,
   punctuation: plain,
   whitespace: (line) => plain(line).trimEnd(),
+  indentation: (line) => plain(line).trim(),
 };
 
 export interface PatchedText {
@@ -305,15 +315,6 @@ function seek(
   return undefined;
 }
 
-/** The `@@` line with whitespace at both ends ignored: the last try for a header. */
-function seekTrimmed(lines: readonly string[], context: string, start: number): Found | undefined {
-  const wanted = plain(context).trim();
-  for (let index = start; index < lines.length; index++) {
-    if (plain(lines[index] as string).trim() === wanted) return { index, level: "whitespace" };
-  }
-  return undefined;
-}
-
 const SHOWN_OLD_LINES = 10;
 
 function noMatch(
@@ -364,8 +365,8 @@ function noMatch(
 const LOOSER = (a: PatchMatch, b: PatchMatch) => (LEVELS.indexOf(a) >= LEVELS.indexOf(b) ? a : b);
 
 /**
- * `text` with an update's hunks applied, in its own line endings and trailing-newline state;
- * kept lines keep the file's spelling (a hunk matched through the quote map rewrites nothing
+ * `text` with an update's hunks applied, in its own line endings, ending with one as Codex
+ * writes it (`\ No newline at end of file` aside); kept lines keep the file's spelling (a hunk matched through the quote map rewrites nothing
  * it only looked at). `NO_MATCH` names the hunk.
  */
 export function applyChunks(
@@ -390,16 +391,16 @@ export function applyChunks(
   chunks.forEach((chunk, index) => {
     const hunk = index + 1;
     if (chunk.context !== undefined) {
-      const found =
-        seek(file, lines.length, [chunk.context], cursor, false) ??
-        seekTrimmed(lines, chunk.context, cursor);
+      const found = seek(file, lines.length, [chunk.context], cursor, false);
       if (!found) {
         throw new FreshfsError(
           "NO_MATCH",
           `apply_patch: hunk ${hunk} of ${shown} (patch line ${chunk.line}): its '@@ ${cutLine(chunk.context)}' line was not found${cursor > 0 ? ` after line ${cursor}` : ""}. Nothing was changed. Read the file again; the text after '@@ ' must be a line of the file, copied exactly.`,
         );
       }
-      matchedBy = LOOSER(matchedBy, found.level);
+      // An `@@` line only places the hunk, and a model writes `@@ def run():` for an indented
+      // method: its indentation changes nothing written, and is not reported as the hunk's.
+      matchedBy = LOOSER(matchedBy, found.level === "indentation" ? "whitespace" : found.level);
       cursor = found.index + 1;
     }
     let ops = chunk.lines;
@@ -421,7 +422,10 @@ export function applyChunks(
       // Only added lines: right after the `@@` line; without one (or with `*** End of File`),
       // at the end of the file, where Codex puts them. The next hunk is looked for from here.
       const at = chunk.context !== undefined && !chunk.endOfFile ? cursor : lines.length;
-      const fresh = ops.map((l) => spell(l.text));
+      const fresh = withoutFinalNewline(
+        ops.map((l) => spell(l.text)),
+        chunk,
+      );
       replacements.push({ start: at, count: 0, lines: fresh });
       added += fresh.length;
       return;
@@ -462,7 +466,11 @@ export function applyChunks(
         added++;
       }
     }
-    replacements.push({ start: found.index, count: old.length, lines: next });
+    replacements.push({
+      start: found.index,
+      count: old.length,
+      lines: withoutFinalNewline(next, chunk),
+    });
     cursor = found.index + old.length;
   });
   // An addition at the end of the file may come before hunks further up (Codex's order).
@@ -472,15 +480,12 @@ export function applyChunks(
     const r = replacements[k] as (typeof replacements)[number];
     out.splice(r.start, r.count, ...r.lines);
   }
-  // Each kept line keeps its own line ending (a mixed file stays mixed); a line that was last
-  // and is not now gets the file's; the file's trailing-newline state is kept, and an empty
-  // file given lines ends with one.
-  const trailing = text === "" || endsWithLineBreak(text);
+  // Each kept line keeps its own line ending (a mixed file stays mixed); a line without one
+  // (the old last line) gets the file's: the file ends with a line break, as Codex writes it,
+  // unless the patch said its new last line has none.
   let joined = "";
   out.forEach((item, k) => {
-    const last = k === out.length - 1;
-    const eol = last ? (trailing ? item.eol || ending : "") : item.eol || ending;
-    joined += item.text + eol;
+    joined += item.text + (k === out.length - 1 && item.bare ? "" : item.eol || ending);
   });
   return { text: joined, matchedBy, added, removed };
 }
@@ -489,6 +494,15 @@ export function applyChunks(
 interface Line {
   readonly text: string;
   readonly eol: string;
+  /** Written without a line break if it ends the file (`\ No newline at end of file`). */
+  readonly bare?: boolean;
+}
+
+/** A hunk's new lines, the last one marked when the patch says it has no line break. */
+function withoutFinalNewline(lines: Line[], chunk: PatchChunk): Line[] {
+  const last = lines[lines.length - 1];
+  if (chunk.noFinalNewline && last) lines[lines.length - 1] = { ...last, bare: true };
+  return lines;
 }
 
 /** Lines as `read` numbers them (`\r\n`, `\n` or a lone `\r` ends one), each with its break. */
@@ -505,7 +519,6 @@ function linesOf(text: string): Line[] {
 }
 
 /** An added file's text: its lines, each ending with a newline (as Codex writes it). */
-export function addedText(lines: readonly string[], code: boolean): string {
-  const text = lines.map((line) => `${line}\n`).join("");
-  return code ? normalizeIntroducedQuotes(text, "") : text;
+export function addedText(lines: readonly string[]): string {
+  return lines.map((line) => `${line}\n`).join("");
 }

@@ -288,7 +288,7 @@ export const TOOLS = {
   applyPatch: defineTool({
     name: "apply_patch",
     title: "Apply a patch to several files",
-    description: `Applies a patch in the apply_patch format to one or more files, all of them or none: if any part fails (a hunk that does not match, a file not read or changed since, a file to add that exists), nothing is changed and the error names the file and the hunk. Format:
+    description: `Applies a patch in the apply_patch format to one or more files, all of them or none: if any part fails (a hunk that does not match, a file not read or changed since), nothing is changed, not even the files before it, and the error names the file and the hunk; send the whole patch again once it is fixed. Format:
 *** Begin Patch
 *** Add File: path/new.ts
 +each line of the new file
@@ -301,7 +301,7 @@ export const TOOLS = {
 *** End of File   (optional: the hunk ends the file)
 *** Delete File: path/gone.ts
 *** End Patch
-Each hunk's context and removed lines must match the file (typographic quotes, dashes and spaces and whitespace at line ends are tolerated, and reported); a hunk is looked for after the previous one. ${GUARD_NOTE} At most ${PATCH_MAX_FILES} files. Returns a summary and a diff per file.`,
+Each hunk's context and removed lines must match the file (typographic quotes, dashes and spaces, then whitespace at line ends, then at line starts too, are tolerated, and reported); a hunk is looked for after the previous one. Every file written ends with a line break. An Add File or a Move to over an existing file replaces it, as write would. ${GUARD_NOTE} At most ${PATCH_MAX_FILES} files. Returns a summary and a diff per file.`,
     input: z.object({
       input: z.string().describe("The whole patch, from *** Begin Patch to *** End Patch."),
       dry_run: dryRun(),
@@ -315,7 +315,7 @@ Each hunk's context and removed lines must match the file (typographic quotes, d
           path: z.string(),
           action: z.enum(["add", "update", "delete", "move"]),
           from: z.string().optional(),
-          matchedBy: z.enum(["exact", "punctuation", "whitespace"]).optional(),
+          matchedBy: z.enum(["exact", "punctuation", "whitespace", "indentation"]).optional(),
           added: z.number(),
           removed: z.number(),
           diff: z.string().optional(),

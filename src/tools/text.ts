@@ -163,6 +163,42 @@ export function withTrailingState(text: string, original: string, ending: LineEn
   return text;
 }
 
+/** A whole new content for a file that may exist, and what it replaces. */
+export interface Overwrite {
+  /** The replaced file's text ("" where there was none, or it was binary). */
+  readonly before: string;
+  /** The new text, with the replaced file's line ending. */
+  readonly text: string;
+  readonly like: Pick<DecodedText, "encoding" | "bom">;
+}
+
+const UTF8 = { encoding: "utf8", bom: false } as const;
+const UTF8_WITH_BOM = { encoding: "utf8", bom: true } as const;
+
+/**
+ * `content` as it overwrites `current` (undefined: no file): in its encoding, byte order mark and
+ * line ending, and, with `keepTrailing`, its trailing-newline state. A file that was binary or
+ * not valid text is replaced by `content` as UTF-8; a BOM `content` begins with is kept as one.
+ */
+export function overwriting(
+  current: Buffer | undefined,
+  content: string,
+  keepTrailing: boolean,
+): Overwrite {
+  let text = content;
+  if (current && current.length > 0 && !isBinary(current)) {
+    const decoded = decode(current);
+    const like = decoded.exact ? decoded : UTF8;
+    const ending = lineEndingOf(decoded.text);
+    if (/[\r\n]/.test(text)) text = withLineEnding(text, ending);
+    if (keepTrailing) text = withTrailingState(text, decoded.text, ending);
+    if (text.startsWith("\uFEFF") && like.bom) text = text.slice(1);
+    return { before: decoded.text, text, like };
+  }
+  if (text.startsWith("\uFEFF")) return { before: "", text: text.slice(1), like: UTF8_WITH_BOM };
+  return { before: "", text, like: UTF8 };
+}
+
 /** Where lines start in a text, for 1-based line numbers of offsets (breaks as `splitLines`). */
 export class LineIndex {
   readonly #starts: number[] = [0];

@@ -17,16 +17,7 @@ import { firstChangedLine, unifiedDiff } from "./diff.js";
 import { MAX_RESULT_BYTES } from "./limits.js";
 import { diffForModel, NOTES_RESERVE_BYTES } from "./output.js";
 import { changedCharacters, isCodeFile, normalizeIntroducedQuotes } from "./quotes.js";
-import {
-  type DecodedText,
-  decode,
-  encode,
-  isBinary,
-  lineEndingOf,
-  splitLines,
-  withLineEnding,
-  withTrailingState,
-} from "./text.js";
+import { encode, overwriting, splitLines } from "./text.js";
 
 export interface WriteParams {
   /** Aliases: `filePath`, `path`. */
@@ -74,22 +65,9 @@ export async function writeTool(
     const current = await readCurrent(target, "write", shown);
     const warnings = await checkGuard(context, target);
     assertBasedOnRead(context, target, current);
-    let before = "";
-    let like: Pick<DecodedText, "encoding" | "bom"> = { encoding: "utf8", bom: false };
-    let text = content;
-    if (current.exists && current.bytes.length > 0 && !isBinary(current.bytes)) {
-      const decoded = decode(current.bytes);
-      before = decoded.text;
-      // A file that was not valid UTF-8 is replaced by the model's text, as UTF-8.
-      if (decoded.exact) like = decoded;
-      const ending = lineEndingOf(before);
-      if (/[\r\n]/.test(text)) text = withLineEnding(text, ending);
-      text = withTrailingState(text, before, ending);
-      if (text.startsWith("\uFEFF") && like.bom) text = text.slice(1);
-    } else if (text.startsWith("\uFEFF")) {
-      like = { encoding: "utf8", bom: true };
-      text = text.slice(1);
-    }
+    const overwrite = overwriting(current.exists ? current.bytes : undefined, content, true);
+    const { before, like } = overwrite;
+    let text = overwrite.text;
     let quotesNormalized = 0;
     if (isCodeFile(target.lexical)) {
       const normalized = normalizeIntroducedQuotes(text, before);

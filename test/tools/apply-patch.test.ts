@@ -45,10 +45,13 @@ function sorted(tree: Readonly<Record<string, string>>): Record<string, string> 
 
 async function setUp(
   files: Readonly<Record<string, string>>,
+  unread: readonly string[] = [],
 ): Promise<{ root: string; ws: Workspace }> {
   const root = await tempTree({ ...files });
   const ws = new Workspace({ roots: root });
-  for (const path of Object.keys(files)) await ws.read({ file_path: path });
+  for (const path of Object.keys(files)) {
+    if (!unread.includes(path)) await ws.read({ file_path: path });
+  }
   return { root, ws };
 }
 
@@ -82,7 +85,7 @@ describe("the conformance table", () => {
     ]) {
       expect(patches, marker).toContain(marker);
     }
-    for (const code of ["INVALID_PATCH", "NO_MATCH", "NOT_FOUND", "ALREADY_EXISTS"]) {
+    for (const code of ["INVALID_PATCH", "NO_MATCH", "NOT_FOUND", "NOT_READ"]) {
       expect(
         PATCH_CASES.some((c) => !c.expect.ok && c.expect.code === code),
         code,
@@ -91,7 +94,7 @@ describe("the conformance table", () => {
   });
 
   const run = async (c: PatchCase) => {
-    const { root, ws } = await setUp(c.files);
+    const { root, ws } = await setUp(c.files, c.unread);
     const before = sorted(treeOf(root));
     if (c.expect.ok) {
       const dry = await ws.applyPatch({ input: c.patch, dry_run: true });
@@ -534,11 +537,12 @@ describe("apply_patch: line endings, markers inside hunks, plain moves, links", 
     expect(treeOf(root)).toEqual({ "f.txt": "f\n" });
   });
 
-  it("gives a hint, in one pass, when a hunk's line differs from the file's only in indentation", async () => {
+  it("gives a hint, in one pass, when a hunk that does not match has a line that differs from the file's only in indentation", async () => {
     const { root, ws } = await setUp({ "a.py": "def run():\n    return 1\n" });
     const message = await rejectsWith(
       ws.applyPatch({
-        input: "*** Begin Patch\n*** Update File: a.py\n@@\n-return 1\n+return 2\n*** End Patch",
+        input:
+          "*** Begin Patch\n*** Update File: a.py\n@@\n-return 1\n-return 3\n+return 2\n*** End Patch",
       }),
       "NO_MATCH",
     );

@@ -28,25 +28,27 @@
  * - Matching a chunk's old lines (context and removed lines), from after the previous chunk of
  *   the same file, first occurrence wins: each pass over the whole remaining file in turn,
  *   exact, then typographic quotes and dashes read as ASCII, then differences only in trailing
- *   whitespace. A `@@ context` line is found first (the same way), the chunk after it.
+ *   whitespace, then (Codex's last pass) in whitespace at both ends; the new lines are written
+ *   as the patch gives them. A `@@ context` line is found first (the same way), the chunk after
+ *   it.
  * - As Codex: a chunk with no old lines (only `+` lines) is added at the end of the file and does
  *   not move where the next chunk is searched from; a chunk whose last old line is an empty
  *   context line (a blank line left before the next header) that is not found is retried
  *   without that line.
- * - An updated file keeps its line endings (CRLF stays CRLF) and its trailing-newline state: a
- *   file that ended with a newline still does, one that did not still does not.
+ * - An updated file keeps its line endings (CRLF stays CRLF) and, as Codex writes it, ends with
+ *   one, whether or not it did before.
+ * - An add over an existing file and a move onto one replace it, as Codex does, when a guarded
+ *   `write` of it would be allowed: the harness reads every file of `files` in full first, except
+ *   those in `unread` (NOT_READ).
  * - All or nothing: on any failure nothing is changed. INVALID_PATCH: malformed text, an empty
  *   patch, an update with no chunks (and no move), two operations on one path. NO_MATCH: a chunk (hunk N,
  *   1-based within its file) or its `@@` context not found. NOT_FOUND: update or delete of a
- *   missing file. ALREADY_EXISTS: an add over an existing file, a move onto one.
+ *   missing file. NOT_READ: a file the patch changes, removes or replaces that was not read.
  *
- * Where freshfs differs from Codex (each such case says why in `differs`): an add never
- * overwrites and a move never replaces an existing file (Codex overwrites both); a failure
- * leaves no partial result (Codex applies operations one by one and stops at the first failure,
- * keeping the earlier ones); two operations on one path are refused (Codex runs them in turn);
- * a file without a trailing newline keeps lacking one (Codex always ends the file with one);
- * leading-whitespace differences do not match (Codex's third pass compares trimmed lines);
- * a heredoc line with a command before `<<` is unwrapped (Codex takes only a bare `<<EOF`).
+ * Where freshfs differs from Codex (each such case says why in `differs`): a failure leaves no
+ * partial result (Codex applies operations one by one and stops at the first failure, keeping
+ * the earlier ones); two operations on one path are refused (Codex runs them in turn); a
+ * heredoc line with a command before `<<` is unwrapped (Codex takes only a bare `<<EOF`).
  *
  * Skipped (the table cannot express them, or the behaviour is not decided):
  * - codex scenario 012_delete_directory_fails, and opencode "rejects delete when target is a
@@ -90,8 +92,10 @@ export interface PatchCase {
   readonly name: string;
   /** Where it comes from: "codex scenario 001_add_file", "codex lib.rs test_update_file_hunk_...", "opencode test ...", or "grammar" for cases written from the documented grammar. */
   readonly source: string;
-  /** The tree before: relative path -> file content (UTF-8). Every one of these files is read in full by the harness before the patch is applied (so the guard allows updates/deletes). */
+  /** The tree before: relative path -> file content (UTF-8). Every one of these files is read in full by the harness before the patch is applied (so the guard allows updates/deletes), except those in `unread`. */
   readonly files: Readonly<Record<string, string>>;
+  /** Files of `files` the harness does not read first. */
+  readonly unread?: readonly string[];
   /** The patch text given to apply_patch as `input`. */
   readonly patch: string;
   readonly expect:
@@ -102,8 +106,8 @@ export interface PatchCase {
       }
     | {
         readonly ok: false;
-        /** The FreshfsError code: "INVALID_PATCH" (malformed patch text), "NO_MATCH" (a hunk's old lines not found), "NOT_FOUND" (update/delete of a missing file), "ALREADY_EXISTS" (add over an existing file, or move onto one). */
-        readonly code: "INVALID_PATCH" | "NO_MATCH" | "NOT_FOUND" | "ALREADY_EXISTS";
+        /** The FreshfsError code: "INVALID_PATCH" (malformed patch text), "NO_MATCH" (a hunk's old lines not found), "NOT_FOUND" (update/delete of a missing file), "NOT_READ" (a file in `unread` that the patch changes, removes or replaces). */
+        readonly code: "INVALID_PATCH" | "NO_MATCH" | "NOT_FOUND" | "NOT_READ";
         /** Substrings the error message must contain (e.g. the file path, "hunk 2"). Keep them to things any good message would say: the file's relative path; for NO_MATCH the hunk number as "hunk N" (1-based within that file). */
         readonly message?: readonly string[];
       };
@@ -237,18 +241,17 @@ export const PATCH_CASES: readonly PatchCase[] = [
       "-from\n" +
       "+new\n" +
       "*** End Patch\n",
-    expect: { ok: false, code: "ALREADY_EXISTS", message: ["renamed/dir/name.txt"] },
-    differs:
-      'Codex overwrites the destination (renamed/dir/name.txt becomes "new\\n", old/name.txt goes); freshfs refuses: a move must not replace a file the patch does not name as changed.',
+    expect: {
+      ok: true,
+      files: { "old/other.txt": "unrelated file\n", "renamed/dir/name.txt": "new\n" },
+    },
   },
   {
     name: "s011-add-over-existing-file",
     source: "codex scenario 011_add_overwrites_existing_file",
     files: { "duplicate.txt": "old content\n" },
     patch: "*** Begin Patch\n*** Add File: duplicate.txt\n+new content\n*** End Patch\n",
-    expect: { ok: false, code: "ALREADY_EXISTS", message: ["duplicate.txt"] },
-    differs:
-      'Codex (and opencode) overwrite the file with "new content\\n"; freshfs refuses: an add must not overwrite a file (an Update section changes existing files).',
+    expect: { ok: true, files: { "duplicate.txt": "new content\n" } },
   },
   {
     name: "s013-rejects-invalid-hunk-header",
@@ -269,9 +272,7 @@ export const PATCH_CASES: readonly PatchCase[] = [
       "+first line\n" +
       "+second line\n" +
       "*** End Patch\n",
-    expect: { ok: true, files: { "no_newline.txt": "first line\nsecond line" } },
-    differs:
-      'Codex ends every updated file with a newline ("first line\\nsecond line\\n"); freshfs keeps the file\'s trailing-newline state, as its edit tool does (opencode\'s newer test "preserves missing trailing newline on update" expects the same as freshfs).',
+    expect: { ok: true, files: { "no_newline.txt": "first line\nsecond line\n" } },
   },
   {
     name: "s015-failure-after-partial-success",
@@ -511,9 +512,7 @@ export const PATCH_CASES: readonly PatchCase[] = [
       "-one\n" +
       "+ONE\n" +
       "*** End Patch",
-    expect: { ok: true, files: { "no_trailing_newline.txt": "ONE\r\ntwo" } },
-    differs:
-      "Codex adds a final line ending (in the file's CRLF: \"ONE\\r\\ntwo\\r\\n\"); freshfs keeps the file's trailing-newline state, so the file still ends without one.",
+    expect: { ok: true, files: { "no_trailing_newline.txt": "ONE\r\ntwo\r\n" } },
   },
 
   // ---------------------------------------------------------------------------------------------
@@ -855,9 +854,7 @@ export const PATCH_CASES: readonly PatchCase[] = [
     source: "grammar",
     files: { "a.txt": "a\nb" },
     patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n b\n+c\n*** End of File\n*** End Patch\n",
-    expect: { ok: true, files: { "a.txt": "a\nb\nc" } },
-    differs:
-      'Codex ends the updated file with a newline ("a\\nb\\nc\\n"); freshfs keeps the file\'s trailing-newline state, even when the chunk anchored at the end adds lines.',
+    expect: { ok: true, files: { "a.txt": "a\nb\nc\n" } },
   },
   {
     name: "quote-map-match",
@@ -883,13 +880,55 @@ export const PATCH_CASES: readonly PatchCase[] = [
     expect: { ok: true, files: { "config.txt": "ALPHA\nbeta\t\n" } },
   },
   {
-    name: "leading-whitespace-no-match",
+    name: "leading-whitespace-last-pass",
     source: "grammar",
     files: { "main.py": "def f():\n    return 1\n" },
     patch: "*** Begin Patch\n*** Update File: main.py\n@@\n-return 1\n+return 2\n*** End Patch\n",
-    expect: { ok: false, code: "NO_MATCH", message: ["main.py", "hunk 1"] },
+    // As Codex's last pass: the new line is written as the patch gives it (the result says so).
+    expect: { ok: true, files: { "main.py": "def f():\nreturn 2\n" } },
+  },
+  {
+    name: "add-over-unread-file",
+    source: "grammar",
+    files: { "kept.txt": "theirs\n" },
+    unread: ["kept.txt"],
+    patch: "*** Begin Patch\n*** Add File: kept.txt\n+mine\n*** End Patch\n",
+    expect: { ok: false, code: "NOT_READ", message: ["kept.txt"] },
+  },
+  {
+    name: "move-onto-unread-file",
+    source: "grammar",
+    files: { "from.txt": "moving\n", "to.txt": "theirs\n" },
+    unread: ["to.txt"],
+    patch:
+      "*** Begin Patch\n*** Update File: from.txt\n*** Move to: to.txt\n@@\n-moving\n+moved\n*** End Patch\n",
+    expect: { ok: false, code: "NOT_READ", message: ["to.txt"] },
+  },
+  {
+    name: "add-over-crlf-file-keeps-its-endings",
+    source: "grammar",
+    files: { "win.txt": "old\r\nlines\r\n" },
+    patch: "*** Begin Patch\n*** Add File: win.txt\n+new\n+lines\n*** End Patch\n",
+    expect: { ok: true, files: { "win.txt": "new\r\nlines\r\n" } },
     differs:
-      'Codex\'s third pass compares lines with leading and trailing whitespace trimmed, so it matches "    return 1" and writes "def f():\\nreturn 2\\n" (the indentation lost); freshfs tolerates only trailing whitespace.',
+      'Codex writes the added lines with "\\n" ("new\\nlines\\n"); freshfs replaces a file as its write tool does, in the file\'s own line ending.',
+  },
+  {
+    name: "no-newline-marker-after-added-line",
+    source: "grammar",
+    files: { "a.txt": "one\ntwo\n" },
+    patch:
+      "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n\\ No newline at end of file\n*** End Patch\n",
+    expect: { ok: true, files: { "a.txt": "one\nTWO" } },
+    differs:
+      "Codex does not read unified diff markers (it refuses the line); freshfs takes it as a unified diff means it: the new last line has no line break.",
+  },
+  {
+    name: "exact-match-before-trimmed-pass",
+    source: "grammar",
+    files: { "main.py": "    x = 1\nx = 1\n" },
+    patch: "*** Begin Patch\n*** Update File: main.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n",
+    expect: { ok: true, files: { "main.py": "    x = 1\nx = 2\n" } },
   },
   {
     name: "first-occurrence-wins",
