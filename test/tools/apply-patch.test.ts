@@ -11,6 +11,7 @@ import {
   chownSync,
   existsSync,
   lstatSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -145,14 +146,7 @@ describe("apply_patch and the guard", () => {
   it("refuses a file another process changed since the read (STALE, naming it), and every other file stays", async () => {
     const { root, ws } = await setUp({ "a.txt": "one\n", "b.txt": "two\n", "c.txt": "three\n" });
     // A real second process rewrites c.txt after the read.
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [
-        "-e",
-        `require("node:fs").writeFileSync(${JSON.stringify(join(root, "c.txt"))}, "three, theirs\\n")`,
-      ]);
-      child.on("error", reject);
-      child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
-    });
+    await writeFromChild(join(root, "c.txt"), "three, theirs\n");
     const patch = `*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: b.txt\n@@\n-two\n+TWO\n*** Update File: c.txt\n@@\n-three\n+THREE\n*** End Patch`;
     const message = await rejectsWith(ws.applyPatch({ input: patch }), "STALE");
     expect(message).toContain("c.txt");
@@ -211,7 +205,145 @@ describe("apply_patch and the guard", () => {
     expect(result.files[0]?.matchedBy).toBe("whitespace");
     expect(result.text).toContain("matched ignoring whitespace at line ends");
   });
+
+  it("reports a hunk matched only by ignoring indentation, and not an `@@` line matched so", async () => {
+    const { root, ws } = await setUp({
+      "a.py": "class A:\n    def run(self):\n        return 1\n",
+      "b.py": "class B:\n    def run(self):\n        return 1\n",
+    });
+    const result = await ws.applyPatch({
+      input:
+        "*** Begin Patch\n*** Update File: a.py\n@@\n-return 1\n+        return 2\n*** Update File: b.py\n@@ def run(self):\n-        return 1\n+        return 2\n*** End Patch",
+    });
+    expect(result.files.map((file) => file.matchedBy)).toEqual(["indentation", "whitespace"]);
+    expect(result.text).toContain(
+      "M a.py (matched ignoring whitespace at line starts and ends: the new lines are indented as the patch wrote them; check them)",
+    );
+    expect(readFileSync(join(root, "a.py"), "utf8")).toBe(
+      "class A:\n    def run(self):\n        return 2\n",
+    );
+  });
+
+  it("adds over a file read in full, in its line endings and mode; refuses one not read, or changed since by another process", async () => {
+    const { root, ws } = await setUp({ "read.txt": "old\r\n", "unread.txt": "theirs\n" }, [
+      "unread.txt",
+    ]);
+    chmodSync(join(root, "read.txt"), 0o751);
+    const add = (path: string) => `*** Begin Patch\n*** Add File: ${path}\n+mine\n*** End Patch`;
+    const refused = await rejectsWith(ws.applyPatch({ input: add("unread.txt") }), "NOT_READ");
+    expect(refused).toContain("unread.txt");
+    const done = await ws.applyPatch({ input: add("read.txt") });
+    expect(done.files[0]).toMatchObject({ action: "add", added: 1, removed: 1 });
+    expect(done.text).toContain("-old");
+    expect(readFileSync(join(root, "read.txt"), "utf8")).toBe("mine\r\n");
+    expect(lstatSync(join(root, "read.txt")).mode & 0o777).toBe(0o751);
+    // Read, then rewritten by a real second process: STALE, and its bytes stay.
+    await ws.read({ file_path: "unread.txt" });
+    await writeFromChild(join(root, "unread.txt"), "theirs, later\n");
+    await rejectsWith(ws.applyPatch({ input: add("unread.txt") }), "STALE");
+    expect(readFileSync(join(root, "unread.txt"), "utf8")).toBe("theirs, later\n");
+    // A directory is no file to replace.
+    mkdirSync(join(root, "sub"));
+    await rejectsWith(ws.applyPatch({ input: add("sub") }), "NOT_A_FILE");
+    expect(readdirSync(join(root, "sub"))).toEqual([]);
+  });
+
+  it("moves onto a file read in full, replacing it; a move onto one changed since is STALE", async () => {
+    const { root, ws } = await setUp({ "from.txt": "moving\n", "to.txt": "old\n" });
+    const move =
+      "*** Begin Patch\n*** Update File: from.txt\n*** Move to: to.txt\n@@\n-moving\n+moved\n*** End Patch";
+    const dry = await ws.applyPatch({ input: move, dry_run: true });
+    expect(dry.text.split("\n")[1]).toBe("M to.txt");
+    expect(treeOf(root)).toEqual({ "from.txt": "moving\n", "to.txt": "old\n" });
+    await writeFromChild(join(root, "to.txt"), "old, changed\n");
+    await rejectsWith(ws.applyPatch({ input: move }), "STALE");
+    expect(treeOf(root)).toEqual({ "from.txt": "moving\n", "to.txt": "old, changed\n" });
+    await ws.read({ file_path: "to.txt" });
+    await ws.applyPatch({ input: move });
+    expect(treeOf(root)).toEqual({ "to.txt": "moved\n" });
+  });
+
+  it("prints Codex's summary: adds, then changes (a move as its new path), then deletes, each in the patch's order", async () => {
+    const { ws } = await setUp({
+      "d.txt": "d\n",
+      "m.txt": "m\n",
+      "old.txt": "o\n",
+      "z.txt": "z\n",
+    });
+    const result = await ws.applyPatch({
+      input: [
+        "*** Begin Patch",
+        "*** Delete File: d.txt",
+        "*** Update File: old.txt",
+        "*** Move to: new.txt",
+        "*** Update File: z.txt",
+        "@@",
+        "-z",
+        "+Z",
+        "*** Add File: b.txt",
+        "+b",
+        "*** Update File: m.txt",
+        "@@",
+        "-m",
+        "+M",
+        "*** Add File: a.txt",
+        "+a",
+        "*** End Patch",
+      ].join("\n"),
+    });
+    expect(result.text.split("\n\n")[0]).toBe(
+      "Success. Updated the following files:\nA b.txt\nA a.txt\nM new.txt\nM z.txt\nM m.txt\nD d.txt",
+    );
+    // The structured files keep the patch's order, a move with where it came from.
+    expect(
+      result.files.map((file) => [
+        file.action,
+        file.path.split("/").pop(),
+        file.from?.split("/").pop(),
+      ]),
+    ).toEqual([
+      ["delete", "d.txt", undefined],
+      ["move", "new.txt", "old.txt"],
+      ["update", "z.txt", undefined],
+      ["add", "b.txt", undefined],
+      ["update", "m.txt", undefined],
+      ["add", "a.txt", undefined],
+    ]);
+  });
+
+  it("says in a refusal that nothing of a patch of several operations was applied", async () => {
+    const { root, ws } = await setUp({ "a.txt": "a\n", "b.txt": "b\n" });
+    const several = await rejectsWith(
+      ws.applyPatch({
+        input:
+          "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-absent\n+B\n*** End Patch",
+      }),
+      "NO_MATCH",
+    );
+    expect(several).toContain("hunk 1 of b.txt");
+    expect(several).toContain(
+      "A patch applies whole or not at all: none of its 2 operations was applied, not even those before this one. Send the whole patch again once this is fixed.",
+    );
+    const one = await rejectsWith(
+      ws.applyPatch({ input: update("b.txt", "absent", "B") }),
+      "NO_MATCH",
+    );
+    expect(one).not.toContain("whole or not at all");
+    expect(treeOf(root)).toEqual({ "a.txt": "a\n", "b.txt": "b\n" });
+  });
 });
+
+/** Writes `text` to `path` from a real second process. */
+async function writeFromChild(path: string, text: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [
+      "-e",
+      `require("node:fs").writeFileSync(${JSON.stringify(path)}, ${JSON.stringify(text)})`,
+    ]);
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
+  });
+}
 
 describe("apply_patch: bad input", () => {
   it("names the parameter, the line, or the limit, and changes nothing", async () => {
@@ -556,13 +688,18 @@ describe("apply_patch: a step that fails among the renames", () => {
   it.runIf(canRunAsNobody)(
     "puts back what had landed, the very file (inode, mode), when a later unlink is refused",
     async () => {
-      const root = await tempTree({ "a.txt": "one\n", "ro/gone.txt": "gone\n" });
+      const root = await tempTree({
+        "a.txt": "one\n",
+        "over.txt": "replaced\n",
+        "ro/gone.txt": "gone\n",
+      });
       writeFileSync(join(root, "b.txt"), "two\n", { mode: 0o640 });
       for (const path of [
         root,
         join(root, "ro"),
         join(root, "a.txt"),
         join(root, "b.txt"),
+        join(root, "over.txt"),
         join(root, "ro", "gone.txt"),
       ]) {
         chownSync(path, 65534, 65534);
@@ -573,14 +710,15 @@ describe("apply_patch: a step that fails among the renames", () => {
       const before = {
         a: lstatSync(join(root, "a.txt")).ino,
         b: lstatSync(join(root, "b.txt")).ino,
+        over: lstatSync(join(root, "over.txt")).ino,
       };
       const run = runAsNobody(`
         import { Workspace } from "ENTRY";
         const ws = new Workspace({ roots: ${JSON.stringify(root)} });
-        for (const f of ["a.txt", "b.txt", "ro/gone.txt"]) await ws.read({ file_path: f });
+        for (const f of ["a.txt", "b.txt", "over.txt", "ro/gone.txt"]) await ws.read({ file_path: f });
         try {
           await ws.applyPatch({ input: ${JSON.stringify(
-            "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: b.txt\n@@\n-two\n+TWO\n*** Add File: new/sub/c.txt\n+three\n*** Delete File: ro/gone.txt\n*** End Patch",
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: b.txt\n@@\n-two\n+TWO\n*** Add File: new/sub/c.txt\n+three\n*** Add File: over.txt\n+over\n*** Delete File: ro/gone.txt\n*** End Patch",
           )} });
           console.log("applied");
         } catch (error) {
@@ -590,12 +728,18 @@ describe("apply_patch: a step that fails among the renames", () => {
       chmodSync(join(root, "ro"), 0o755);
       expect(run.stderr).toBe("");
       expect(run.stdout).toMatch(/^PERMISSION_DENIED .*gone\.txt.*nothing was changed/s);
-      expect(treeOf(root)).toEqual({ "a.txt": "one\n", "b.txt": "two\n", "ro/gone.txt": "gone\n" });
+      expect(treeOf(root)).toEqual({
+        "a.txt": "one\n",
+        "b.txt": "two\n",
+        "over.txt": "replaced\n",
+        "ro/gone.txt": "gone\n",
+      });
       // The directories made for the added file went with it.
       expect(existsSync(join(root, "new"))).toBe(false);
       // The files put back are the files that were there: same inode, same mode.
       expect(lstatSync(join(root, "a.txt")).ino).toBe(before.a);
       expect(lstatSync(join(root, "b.txt")).ino).toBe(before.b);
+      expect(lstatSync(join(root, "over.txt")).ino).toBe(before.over);
       expect(lstatSync(join(root, "b.txt")).mode & 0o777).toBe(0o640);
     },
   );
