@@ -570,9 +570,9 @@ const NAMED_CASES: readonly Case[] = [
   },
   {
     tool: "applyPatch",
-    name: "an add over an existing file",
-    args: { input: "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch" },
-    expect: ["ALREADY_EXISTS"],
+    name: "an add over a file not read",
+    args: { input: "*** Begin Patch\n*** Add File: dir/inner.txt\n+x\n*** End Patch" },
+    expect: ["NOT_READ"],
   },
   {
     tool: "applyPatch",
