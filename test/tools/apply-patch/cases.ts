@@ -44,6 +44,7 @@
  *   patch, an update with no chunks (and no move), two operations on one path. NO_MATCH: a chunk (hunk N,
  *   1-based within its file) or its `@@` context not found. NOT_FOUND: update or delete of a
  *   missing file. NOT_READ: a file the patch changes, removes or replaces that was not read.
+ *   NOT_A_FILE: a delete of a directory.
  *
  * Where freshfs differs from Codex (each such case says why in `differs`): a failure leaves no
  * partial result (Codex applies operations one by one and stops at the first failure, keeping
@@ -55,9 +56,7 @@
  * marker line is accepted (Codex trims only the Begin, End and file header lines).
  *
  * Skipped (the table cannot express them, or the behaviour is not decided):
- * - codex scenario 012_delete_directory_fails, and opencode "rejects delete when target is a
- *   directory": the tree here holds files only, and the code for a directory where a file is
- *   needed is not one of this table's codes.
+ * - opencode "rejects delete when target is a directory": the same as codex scenario 012.
  * - codex lib.rs test_apply_patch_fails_on_write_error: needs a read-only file (its patch text,
  *   which holds `*** End Patch` twice and fails to parse first, is "codex-doubled-end-patch").
  * - codex parser.rs/lib.rs absolute-path tests: absolute paths are out of this table.
@@ -105,8 +104,8 @@ export interface PatchCase {
       }
     | {
         readonly ok: false;
-        /** The FreshfsError code: "INVALID_PATCH" (malformed patch text), "NO_MATCH" (a hunk's old lines not found), "NOT_FOUND" (update/delete of a missing file), "NOT_READ" (a file in `unread` that the patch changes, removes or replaces). */
-        readonly code: "INVALID_PATCH" | "NO_MATCH" | "NOT_FOUND" | "NOT_READ";
+        /** The FreshfsError code: "INVALID_PATCH" (malformed patch text), "NO_MATCH" (a hunk's old lines not found), "NOT_FOUND" (update/delete of a missing file), "NOT_READ" (a file in `unread` that the patch changes, removes or replaces), "NOT_A_FILE" (a delete of a directory). */
+        readonly code: "INVALID_PATCH" | "NO_MATCH" | "NOT_FOUND" | "NOT_READ" | "NOT_A_FILE";
         /** Substrings the error message must contain (e.g. the file path, "hunk 2"). Keep them to things any good message would say: the file's relative path; for NO_MATCH the hunk number as "hunk N" (1-based within that file). */
         readonly message?: readonly string[];
       };
@@ -251,6 +250,13 @@ export const PATCH_CASES: readonly PatchCase[] = [
     files: { "duplicate.txt": "old content\n" },
     patch: "*** Begin Patch\n*** Add File: duplicate.txt\n+new content\n*** End Patch\n",
     expect: { ok: true, files: { "duplicate.txt": "new content\n" } },
+  },
+  {
+    name: "s012-delete-directory-fails",
+    source: "codex scenario 012_delete_directory_fails",
+    files: { "dir/foo.txt": "stay\n" },
+    patch: "*** Begin Patch\n*** Delete File: dir\n*** End Patch\n",
+    expect: { ok: false, code: "NOT_A_FILE", message: ["dir"] },
   },
   {
     name: "s013-rejects-invalid-hunk-header",
