@@ -366,8 +366,8 @@ const LOOSER = (a: PatchMatch, b: PatchMatch) => (LEVELS.indexOf(a) >= LEVELS.in
 
 /**
  * `text` with an update's hunks applied, in its own line endings, ending with one as Codex
- * writes it (`\ No newline at end of file` aside); kept lines keep the file's spelling (a hunk matched through the quote map rewrites nothing
- * it only looked at). `NO_MATCH` names the hunk.
+ * writes it (`\ No newline at end of file` aside); kept lines keep the file's spelling (a hunk
+ * matched through the quote map rewrites nothing it only looked at). `NO_MATCH` names the hunk.
  */
 export function applyChunks(
   text: string,
